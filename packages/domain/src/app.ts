@@ -1,0 +1,19 @@
+// Apps: what a user registers to get an ingestion key.
+import { z } from 'zod';
+import { limits } from './limits';
+
+export const appTypes = ['web', 'node', 'ios', 'android', 'react-native', 'flutter', 'electron', 'other'] as const;
+export type AppType = (typeof appTypes)[number];
+
+export const appNameSchema = z.string().trim().min(1).max(limits.appNameChars);
+export const appTypeSchema = z.enum(appTypes);
+
+/** `<type>_<id>`; the id part is random, so only the shape can be checked without a lookup. */
+export const appKeyPattern = /^[a-z-]{2,16}_[A-Za-z0-9]{16,64}$/;
+
+export interface App {
+  appKey: string;
+  name: string;
+  type: AppType;
+  createdAt: number;
+}

@@ -1,0 +1,106 @@
+// What an SDK may send, and how one event is judged on its own: accepted in normalised form, or rejected with a reason.
+import { z } from 'zod';
+import { computeFingerprint } from './fingerprint';
+import { limits } from './limits';
+import { nestingDepth, truncateUtf8 } from './text';
+import { detailsOf, summarize } from './validation';
+
+export const eventTypes = ['error', 'request'] as const;
+export type EventType = (typeof eventTypes)[number];
+
+const prefixedId = (prefix: string, maxChars: number) =>
+  z.string().regex(new RegExp(`^${prefix}[A-Za-z0-9_-]{1,${maxChars}}$`), `must look like ${prefix}<id> (letters, digits, _ and -)`);
+
+const timestampSchema = z.int().min(0);
+
+export const fingerprintPattern = /^[A-Za-z0-9._-]{1,64}:[A-Za-z0-9._-]{1,128}$/;
+
+export const breadcrumbSchema = z.object({
+  timestamp: timestampSchema.optional(),
+  category: z.string().max(64).optional(),
+  message: z.string().transform((text) => truncateUtf8(text, limits.breadcrumbMessageBytes)).optional(),
+  level: z.string().max(16).optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const requestInfoSchema = z.object({
+  method: z.string().regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method'),
+  url: z.string().min(1).max(2048),
+  status: z.int().min(0).max(999).optional(),
+  durationMs: z.number().min(0).max(86_400_000).optional(),
+});
+
+export const eventSchema = z.object({
+  eventId: prefixedId('evt_', 64),
+  appKey: z.string().max(128).optional(),
+  type: z.enum(eventTypes),
+  timestamp: timestampSchema,
+  platform: z.string().min(1).max(32).optional(),
+  sdkVersion: z.string().regex(/^\d{1,9}(\.\d{1,9}){0,3}$/, 'must be dotted numeric, like 1.4.2').optional(),
+  sessionId: prefixedId('session_', 128).optional(),
+  anonymousId: prefixedId('anon_', 128).optional(),
+  errorType: z.string().min(1).max(64).optional(),
+  message: z.string().transform((text) => truncateUtf8(text, limits.messageBytes)).optional(),
+  stack: z.string().transform((text) => truncateUtf8(text, limits.stackBytes)).optional(),
+  fingerprint: z.string().regex(fingerprintPattern, 'must look like <errorType>:<hash>').optional(),
+  breadcrumbs: z.array(breadcrumbSchema).max(limits.breadcrumbs).optional(),
+  request: requestInfoSchema.optional(),
+  url: z.string().max(2048).optional(),
+  userAgent: z.string().max(512).optional(),
+  release: z.string().max(200).optional(),
+  environment: z.string().max(64).optional(),
+});
+
+export type EventInput = z.input<typeof eventSchema>;
+
+/** An accepted event as stored and as returned by the dashboard queries (which add `receivedAt`). */
+export type StoredEvent = Omit<z.output<typeof eventSchema>, 'appKey' | 'fingerprint'> & {
+  appKey: string;
+  fingerprint: string;
+  /** The time the SDK claimed, kept when it was out of range and replaced by the time of receipt. */
+  clientTimestamp?: number;
+};
+
+export type EventVerdict =
+  | { ok: true; event: StoredEvent }
+  | { ok: false; eventId: string | undefined; message: string };
+
+/** The message an issue shows: the error's own, or for a failed request a line naming it. */
+export function displayMessage(event: Pick<StoredEvent, 'message' | 'request'>): string {
+  if (event.message) return event.message;
+  if (event.request) {
+    const { method, url, status } = event.request;
+    return `${method.toUpperCase()} ${url.split(/[?#]/, 1)[0]} ${status ? `failed with ${status}` : 'failed'}`;
+  }
+  return '';
+}
+
+export function errorTypeOf(event: Pick<StoredEvent, 'errorType' | 'type'>): string {
+  return event.errorType ?? event.type;
+}
+
+export function judgeEvent(raw: unknown, context: { appKey: string; receivedAt: number }): EventVerdict {
+  const claimedId = typeof raw === 'object' && raw !== null && 'eventId' in raw && typeof raw.eventId === 'string' ? raw.eventId.slice(0, 80) : undefined;
+  if (nestingDepth(raw, limits.nestingDepth + 1) > limits.nestingDepth) {
+    return { ok: false, eventId: claimedId, message: `nested deeper than ${limits.nestingDepth} levels` };
+  }
+  const parsed = eventSchema.safeParse(raw);
+  if (!parsed.success) {
+    return { ok: false, eventId: claimedId, message: summarize(detailsOf(parsed.error.issues)) };
+  }
+  const input = parsed.data;
+  if (input.appKey !== undefined && input.appKey !== context.appKey) {
+    return { ok: false, eventId: input.eventId, message: "appKey: differs from the batch's appKey" };
+  }
+  const event: StoredEvent = {
+    ...input,
+    appKey: context.appKey,
+    fingerprint: input.fingerprint ?? computeFingerprint({ ...input, errorType: errorTypeOf(input) }),
+  };
+  const { timestamp } = input;
+  if (timestamp > context.receivedAt + limits.futureSkewMs || timestamp < context.receivedAt - limits.maxEventAgeMs) {
+    event.timestamp = context.receivedAt;
+    event.clientTimestamp = timestamp;
+  }
+  return { ok: true, event };
+}

@@ -1,0 +1,101 @@
+// Issues: events grouped by app and fingerprint, their ids, paging cursors and counter math.
+import { z } from 'zod';
+import { displayMessage, errorTypeOf, type StoredEvent } from './event';
+
+export interface Issue {
+  id: string;
+  appKey: string;
+  fingerprint: string;
+  message: string;
+  errorType: string;
+  eventCount: number;
+  userCount: number;
+  firstSeenAt: number;
+  lastSeenAt: number;
+}
+
+export function issueId(appKey: string, fingerprint: string): string {
+  return `${appKey}:${fingerprint}`;
+}
+
+/** Splits `<appKey>:<fingerprint>`; app keys hold no colon, fingerprints hold exactly one. */
+export function parseIssueId(id: string): { appKey: string; fingerprint: string } | null {
+  const colon = id.indexOf(':');
+  if (colon <= 0) return null;
+  const fingerprint = id.slice(colon + 1);
+  if (!fingerprint.includes(':')) return null;
+  return { appKey: id.slice(0, colon), fingerprint };
+}
+
+/** Position after the last issue of a page, in the list's order (lastSeenAt desc, then id desc). */
+export interface IssueCursor {
+  lastSeenAt: number;
+  appKey: string;
+  fingerprint: string;
+}
+
+const cursorSchema = z.tuple([z.int().min(0), z.string().min(1).max(128), z.string().min(1).max(200)]);
+
+function toBase64Url(text: string): string {
+  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+export function encodeCursor(cursor: IssueCursor): string {
+  return toBase64Url(JSON.stringify([cursor.lastSeenAt, cursor.appKey, cursor.fingerprint]));
+}
+
+export function decodeCursor(text: string): IssueCursor | null {
+  if (!/^[A-Za-z0-9_-]{1,600}$/.test(text)) return null;
+  try {
+    const parsed = cursorSchema.safeParse(JSON.parse(atob(text.replace(/-/g, '+').replace(/_/g, '/'))));
+    if (!parsed.success) return null;
+    const [lastSeenAt, appKey, fingerprint] = parsed.data;
+    return { lastSeenAt, appKey, fingerprint };
+  } catch {
+    return null;
+  }
+}
+
+/** What one batch adds to one issue; applied with `+`, `least` and `greatest` in the database. */
+export interface IssueDelta {
+  appKey: string;
+  fingerprint: string;
+  message: string;
+  errorType: string;
+  events: number;
+  firstSeenAt: number;
+  lastSeenAt: number;
+}
+
+/** Folds newly stored events into one delta per issue, sorted by key so concurrent writers lock rows in one order. */
+export function issueDeltas(events: readonly StoredEvent[]): IssueDelta[] {
+  const byKey = new Map<string, IssueDelta>();
+  for (const event of events) {
+    const key = issueId(event.appKey, event.fingerprint);
+    const delta = byKey.get(key);
+    if (delta) {
+      delta.events += 1;
+      delta.firstSeenAt = Math.min(delta.firstSeenAt, event.timestamp);
+      delta.lastSeenAt = Math.max(delta.lastSeenAt, event.timestamp);
+    } else {
+      byKey.set(key, {
+        appKey: event.appKey,
+        fingerprint: event.fingerprint,
+        message: displayMessage(event),
+        errorType: errorTypeOf(event),
+        events: 1,
+        firstSeenAt: event.timestamp,
+        lastSeenAt: event.timestamp,
+      });
+    }
+  }
+  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, delta]) => delta);
+}
+
+export interface OverviewTotals {
+  events: number;
+  errors: number;
+  failedRequests: number;
+  affectedUsers: number;
+  issues: number;
+}

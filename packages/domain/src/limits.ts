@@ -1,0 +1,31 @@
+// Every bound the contract sets, in one place so the API, the docs and the SDKs agree.
+export const limits = {
+  batchMinEvents: 1,
+  batchMaxEvents: 50,
+  /** Request body, after decompression. */
+  ingestBodyBytes: 1024 * 1024,
+  /** Bodies of the dashboard and auth endpoints: a few small fields. */
+  jsonBodyBytes: 64 * 1024,
+  messageBytes: 8 * 1024,
+  stackBytes: 64 * 1024,
+  breadcrumbs: 100,
+  breadcrumbMessageBytes: 2 * 1024,
+  nestingDepth: 16,
+  futureSkewMs: 60 * 1000,
+  maxEventAgeMs: 30 * 24 * 60 * 60 * 1000,
+  pageSizeDefault: 50,
+  pageSizeMax: 100,
+  appNameChars: 100,
+  emailChars: 254,
+  passwordMinChars: 8,
+  passwordMaxChars: 128,
+} as const;
+
+export const sessionPolicy = {
+  /** Idle time after which a session ends; each use slides it forward. */
+  idleMs: 30 * 24 * 60 * 60 * 1000,
+  /** Hard cap from login, whatever the activity. */
+  absoluteMs: 90 * 24 * 60 * 60 * 1000,
+  /** Write the slid expiry back only when this much of the idle window is used, to spare a write per request. */
+  refreshAfterMs: 24 * 60 * 60 * 1000,
+} as const;

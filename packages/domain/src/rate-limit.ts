@@ -1,0 +1,34 @@
+// Token-bucket arithmetic, kept pure so it can be tested with a fake clock.
+
+export interface BucketPolicy {
+  /** Tokens added per second. */
+  ratePerSecond: number;
+  /** Bucket size: the most that can be spent at once. */
+  burst: number;
+}
+
+export interface Bucket {
+  tokens: number;
+  updatedAt: number;
+}
+
+export type TakeResult = { ok: true } | { ok: false; retryAfterSeconds: number };
+
+/** Spends `cost` tokens if the bucket holds them; mutates the bucket. */
+export function takeTokens(bucket: Bucket, policy: BucketPolicy, cost: number, now: number): TakeResult {
+  const elapsedSeconds = Math.max(0, now - bucket.updatedAt) / 1000;
+  bucket.tokens = Math.min(policy.burst, bucket.tokens + elapsedSeconds * policy.ratePerSecond);
+  bucket.updatedAt = now;
+  if (cost <= bucket.tokens) {
+    bucket.tokens -= cost;
+    return { ok: true };
+  }
+  // A cost above the burst can never fit: answer with the wait for a full bucket.
+  const missing = Math.min(cost, policy.burst) - bucket.tokens;
+  return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(missing / policy.ratePerSecond)) };
+}
+
+/** True once the bucket has refilled completely and can be forgotten. */
+export function isFull(bucket: Bucket, policy: BucketPolicy, now: number): boolean {
+  return bucket.tokens + (Math.max(0, now - bucket.updatedAt) / 1000) * policy.ratePerSecond >= policy.burst;
+}
