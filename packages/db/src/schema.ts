@@ -86,3 +86,6 @@ export type SessionRow = Selectable<SessionsTable>;
 export type AppRow = Selectable<AppsTable>;
 export type NewApp = Insertable<AppsTable>;
 export type IssueRow = Selectable<IssuesTable>;
+
+/** The handle query functions take: the database or a transaction on it. */
+export type Db = import('kysely').Kysely<Database>;

@@ -15,13 +15,18 @@ const timestampSchema = z.int().min(0);
 
 export const fingerprintPattern = /^[A-Za-z0-9._-]{1,64}:[A-Za-z0-9._-]{1,128}$/;
 
+const truncatedTo = (maxBytes: number) => z.string().transform((text) => truncateUtf8(text, maxBytes));
+
+/** A breadcrumb as stored and returned. */
 export const breadcrumbSchema = z.object({
   timestamp: timestampSchema.optional(),
   category: z.string().max(64).optional(),
-  message: z.string().transform((text) => truncateUtf8(text, limits.breadcrumbMessageBytes)).optional(),
+  message: z.string().optional(),
   level: z.string().max(16).optional(),
   data: z.record(z.string(), z.unknown()).optional(),
 });
+
+const breadcrumbInputSchema = breadcrumbSchema.extend({ message: truncatedTo(limits.breadcrumbMessageBytes).optional() });
 
 export const requestInfoSchema = z.object({
   method: z.string().regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method'),
@@ -30,9 +35,9 @@ export const requestInfoSchema = z.object({
   durationMs: z.number().min(0).max(86_400_000).optional(),
 });
 
-export const eventSchema = z.object({
+/** Fields with the same rule on the way in and on the way out. */
+const eventFields = {
   eventId: prefixedId('evt_', 64),
-  appKey: z.string().max(128).optional(),
   type: z.enum(eventTypes),
   timestamp: timestampSchema,
   platform: z.string().min(1).max(32).optional(),
@@ -40,26 +45,38 @@ export const eventSchema = z.object({
   sessionId: prefixedId('session_', 128).optional(),
   anonymousId: prefixedId('anon_', 128).optional(),
   errorType: z.string().min(1).max(64).optional(),
-  message: z.string().transform((text) => truncateUtf8(text, limits.messageBytes)).optional(),
-  stack: z.string().transform((text) => truncateUtf8(text, limits.stackBytes)).optional(),
-  fingerprint: z.string().regex(fingerprintPattern, 'must look like <errorType>:<hash>').optional(),
-  breadcrumbs: z.array(breadcrumbSchema).max(limits.breadcrumbs).optional(),
   request: requestInfoSchema.optional(),
   url: z.string().max(2048).optional(),
   userAgent: z.string().max(512).optional(),
   release: z.string().max(200).optional(),
   environment: z.string().max(64).optional(),
+};
+
+/** What an SDK sends: long texts are truncated rather than rejected, unknown fields dropped. */
+export const eventSchema = z.object({
+  ...eventFields,
+  appKey: z.string().max(128).optional(),
+  message: truncatedTo(limits.messageBytes).optional(),
+  stack: truncatedTo(limits.stackBytes).optional(),
+  fingerprint: z.string().regex(fingerprintPattern, 'must look like <errorType>:<hash>').optional(),
+  breadcrumbs: z.array(breadcrumbInputSchema).max(limits.breadcrumbs).optional(),
+});
+
+/** An accepted event as stored: the batch's appKey and the fingerprint filled in, an out-of-range timestamp replaced. */
+export const storedEventSchema = z.object({
+  ...eventFields,
+  appKey: z.string(),
+  message: z.string().optional(),
+  stack: z.string().optional(),
+  fingerprint: z.string(),
+  breadcrumbs: z.array(breadcrumbSchema).optional(),
+  /** The time the SDK claimed, kept when it was out of range and replaced by the time of receipt. */
+  clientTimestamp: z.int().optional(),
 });
 
 export type EventInput = z.input<typeof eventSchema>;
 
-/** An accepted event as stored and as returned by the dashboard queries (which add `receivedAt`). */
-export type StoredEvent = Omit<z.output<typeof eventSchema>, 'appKey' | 'fingerprint'> & {
-  appKey: string;
-  fingerprint: string;
-  /** The time the SDK claimed, kept when it was out of range and replaced by the time of receipt. */
-  clientTimestamp?: number;
-};
+export type StoredEvent = z.output<typeof storedEventSchema>;
 
 export type EventVerdict =
   | { ok: true; event: StoredEvent }

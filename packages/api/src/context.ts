@@ -1,0 +1,34 @@
+// What every procedure sees. `createContextInner` is what tests call; `createContextFactory` reads an HTTP request.
+import type { IncomingMessage } from 'node:http';
+import type { Db } from '@collector/db';
+import type { RateLimiters } from './rate-limiter';
+
+export interface ContextDeps {
+  db: Db;
+  /** Milliseconds since epoch; injectable so expiry and clamping can be tested. */
+  clock: () => number;
+  rateLimiters: RateLimiters;
+}
+
+export interface ContextInner extends ContextDeps {
+  /** The raw Authorization header, checked only by authed procedures. */
+  authorization: string | undefined;
+  /** The client's address, for per-address throttling. */
+  clientAddress: string;
+}
+
+export function createContextInner(inner: ContextInner): ContextInner {
+  return inner;
+}
+
+/** For Express (`req.ip` honours the trust-proxy setting) and plain node:http alike. */
+export function createContextFactory(deps: ContextDeps) {
+  return ({ req }: { req: IncomingMessage & { ip?: string | undefined } }): ContextInner =>
+    createContextInner({
+      ...deps,
+      authorization: req.headers.authorization,
+      clientAddress: req.ip ?? req.socket.remoteAddress ?? 'unknown',
+    });
+}
+
+export type Context = ContextInner;

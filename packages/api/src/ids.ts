@@ -1,0 +1,26 @@
+// Identifiers and secrets, all from the CSPRNG.
+import { createHash, randomBytes } from 'node:crypto';
+
+const ALPHANUMERIC = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Lower-case letters and digits: ~5.17 bits a character, unbiased (256 is not a multiple of 36, so rejection sampling). */
+function randomAlphanumeric(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 252 && out.length < length) out += ALPHANUMERIC[byte % 36];
+    }
+  }
+  return out;
+}
+
+/** 128 random bits. */
+export const newUserId = () => `user_${randomAlphanumeric(25)}`;
+
+/** `<type>_<id>` with 103 random bits: unguessable, since it is the app's public ingestion key. */
+export const newAppKey = (type: string) => `${type}_${randomAlphanumeric(20)}`;
+
+/** 160 random bits; only its SHA-256 is stored. */
+export const newSessionToken = () => `session_${randomAlphanumeric(31)}`;
+
+export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');

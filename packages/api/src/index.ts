@@ -1,0 +1,7 @@
+export { createContextFactory, createContextInner, type Context, type ContextDeps } from './context';
+export { errorHeaders, errorStatus, isDatabaseUnavailable, toAppError } from './errors';
+export { createOpenApiDocument } from './openapi';
+export { createRateLimiters, defaultRateLimits, type RateLimitConfig, type RateLimiters } from './rate-limiter';
+export { restRoutes, routesForPath, successStatus, type RestRoute } from './rest';
+export { appRouter, type AppRouter } from './router';
+export { createCallerFactory } from './trpc';

@@ -1,0 +1,85 @@
+// The OpenAPI 3.1 document: generated from the router by trpc-to-openapi, then given the contract's
+// success statuses and error responses from the same route table the server uses.
+import { type ErrorCode, eventSchema } from '@collector/domain';
+import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { z } from 'zod';
+import { errorStatus, ZErrorResponseSchema } from './errors';
+import { restRoutes } from './rest';
+import { appRouter } from './router';
+
+type Operation = { responses: Record<string, unknown>; requestBody?: { content: Record<string, { schema: unknown }> } };
+
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+const EVERY_ROUTE: ErrorCode[] = ['INTERNAL', 'UNAVAILABLE'];
+
+function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of [...codes, ...EVERY_ROUTE]) {
+    const { status } = errorStatus[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return Object.fromEntries(
+    [...byStatus.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, statusCodes]) => {
+        const headers: Record<string, unknown> = {};
+        if (status === 429 || status === 503) headers['Retry-After'] = { description: 'Seconds to wait, an integer >= 1', schema: { type: 'integer', minimum: 1 } };
+        if (status === 401) headers['WWW-Authenticate'] = { description: 'Bearer', schema: { type: 'string' } };
+        const description = statusCodes.map((code) => `${code}: ${errorStatus[code].when}`).join('; ');
+        return [String(status), { description, ...(Object.keys(headers).length ? { headers } : {}), content: { 'application/json': { schema: ERROR_REF } } }];
+      }),
+  );
+}
+
+const probe = (description: string) => ({
+  get: {
+    operationId: description.split(' ')[0],
+    summary: description,
+    tags: ['operations'],
+    responses: {
+      '200': { description: 'OK', content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string' } } } } } },
+      '503': { description: 'UNAVAILABLE: the database cannot be reached', content: { 'application/json': { schema: ERROR_REF } } },
+    },
+  },
+});
+
+export function createOpenApiDocument(options: { baseUrl: string; version: string }): OpenAPIObject {
+  const document = generateOpenApiDocument(appRouter, {
+    title: 'collector',
+    description:
+      'Collects client-side errors and failed requests from SDKs, groups them into issues and answers dashboard queries. ' +
+      'Every non-2xx answer has the Error body. Unknown paths answer 404, a known path with another method 405 (with Allow).',
+    version: options.version,
+    baseUrl: options.baseUrl,
+    securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The token from register or login' } },
+  });
+  const paths = document.paths as Record<string, Record<string, Operation>>;
+  for (const route of restRoutes) {
+    const operation = paths[route.path]?.[route.method.toLowerCase()];
+    if (!operation) throw new Error(`no OpenAPI operation for ${route.method} ${route.path}`);
+    const success = operation.responses['200'] as object;
+    operation.responses = {
+      [route.status]: route.status === 204 ? { description: 'Done, no body' } : success,
+      ...errorResponses(route.errors),
+    };
+    if (route.procedurePath === 'events.ingest' && operation.requestBody) {
+      for (const media of Object.values(operation.requestBody.content)) {
+        const schema = media.schema as { properties?: { events?: { items?: unknown } } };
+        if (schema.properties?.events) schema.properties.events.items = { $ref: '#/components/schemas/EventInput' };
+      }
+    }
+  }
+  paths['/healthz'] = probe('healthz: the process is up');
+  paths['/readyz'] = probe('readyz: the database answers');
+  paths['/api/openapi.json'] = {
+    get: { operationId: 'openapi', summary: 'This document', tags: ['operations'], responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } },
+  } as unknown as Record<string, Operation>;
+
+  const { $schema: _ignored, ...eventInput } = z.toJSONSchema(eventSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _ignored2, ...errorBody } = z.toJSONSchema(ZErrorResponseSchema) as Record<string, unknown>;
+  document.components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, Error: errorBody, EventInput: { ...eventInput, description: 'An event as an SDK sends it' } },
+  };
+  return document;
+}

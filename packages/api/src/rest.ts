@@ -1,0 +1,44 @@
+// The REST surface as data, derived from the router's meta: the service's route guard, success statuses
+// and the OpenAPI document all read this one table.
+import type { ErrorCode } from '@collector/domain';
+import { forEachOpenApiProcedure, getPathRegExp, normalizePath } from 'trpc-to-openapi';
+import { appRouter } from './router';
+import type { Meta } from './trpc';
+
+export interface RestRoute {
+  method: 'GET' | 'POST';
+  /** OpenAPI form, `/api/issues/{id}`. */
+  path: string;
+  pattern: RegExp;
+  procedurePath: string;
+  status: 200 | 201 | 204;
+  errors: ErrorCode[];
+  /** Ingestion takes text/plain bodies too (what navigator.sendBeacon sends) and allows any origin. */
+  contentTypes: string[];
+}
+
+export const restRoutes: RestRoute[] = [];
+forEachOpenApiProcedure(appRouter._def.procedures, ({ path: procedurePath, meta }) => {
+  const { openapi, contract } = meta as Meta & { openapi: NonNullable<Meta['openapi']> };
+  if (openapi.method !== 'GET' && openapi.method !== 'POST') throw new Error(`${procedurePath}: only GET and POST are routed`);
+  const path = normalizePath(openapi.path);
+  restRoutes.push({
+    method: openapi.method,
+    path,
+    pattern: getPathRegExp(path),
+    procedurePath,
+    status: contract?.status ?? 200,
+    errors: contract?.errors ?? [],
+    contentTypes: openapi.contentTypes ?? ['application/json'],
+  });
+});
+
+/** Routes whose path matches, whatever their method: none means 404, none with the method means 405. */
+export function routesForPath(pathname: string): RestRoute[] {
+  const path = normalizePath(pathname);
+  return restRoutes.filter((route) => route.pattern.test(path));
+}
+
+export function successStatus(procedurePath: string): number {
+  return restRoutes.find((route) => route.procedurePath === procedurePath)?.status ?? 200;
+}

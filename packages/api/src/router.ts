@@ -1,0 +1,22 @@
+// Routers only compose procedures.
+import { createAppRoute } from './routers/apps/create';
+import { listAppsRoute } from './routers/apps/list';
+import { loginRoute } from './routers/auth/login';
+import { logoutRoute } from './routers/auth/logout';
+import { meRoute } from './routers/auth/me';
+import { registerRoute } from './routers/auth/register';
+import { ingestRoute } from './routers/events/ingest';
+import { getIssueRoute } from './routers/issues/get';
+import { listIssuesRoute } from './routers/issues/list';
+import { overviewRoute } from './routers/overview/get';
+import { router } from './trpc';
+
+export const appRouter = router({
+  events: router({ ingest: ingestRoute }),
+  auth: router({ register: registerRoute, login: loginRoute, logout: logoutRoute, me: meRoute }),
+  apps: router({ list: listAppsRoute, create: createAppRoute }),
+  overview: router({ get: overviewRoute }),
+  issues: router({ list: listIssuesRoute, get: getIssueRoute }),
+});
+
+export type AppRouter = typeof appRouter;

@@ -1,0 +1,18 @@
+import { appNameSchema, appTypeSchema } from '@collector/domain';
+import { z } from 'zod';
+import { ZAppSchema } from '../../schemas';
+import type { Meta } from '../../trpc';
+
+export const createAppMeta: Meta = {
+  openapi: {
+    method: 'POST',
+    path: '/api/apps',
+    summary: 'Create an app',
+    description: 'Returns the app with its appKey (`<type>_<id>`, unguessable), the key SDKs send events with.',
+    tags: ['apps'],
+  },
+  contract: { status: 201, errors: ['UNAUTHENTICATED', 'INVALID_JSON', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] },
+};
+
+export const ZCreateAppRequestSchema = z.object({ name: appNameSchema, type: appTypeSchema });
+export const ZCreateAppResponseSchema = z.object({ app: ZAppSchema });

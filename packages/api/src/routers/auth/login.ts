@@ -1,0 +1,22 @@
+import { findUserByEmail, toUser } from '@collector/db';
+import { createSession } from '../../auth/sessions';
+import { verifyPassword } from '../../auth/passwords';
+import { fail } from '../../errors';
+import { publicProcedure } from '../../trpc';
+import { loginMeta, ZLoginRequestSchema, ZLoginResponseSchema } from './login.types';
+
+export const loginRoute = publicProcedure
+  .meta(loginMeta)
+  .input(ZLoginRequestSchema)
+  .output(ZLoginResponseSchema)
+  .mutation(async ({ ctx, input }) => {
+    const now = ctx.clock();
+    ctx.rateLimiters.authByAddress.take(ctx.clientAddress, 1, now);
+    ctx.rateLimiters.authByEmail.take(input.email, 1, now);
+    const row = await findUserByEmail(ctx.db, input.email);
+    // Always one argon2 verification, against a decoy when the e-mail is unknown.
+    const valid = await verifyPassword(row?.password_hash, input.password);
+    if (!row || !valid) fail('INVALID_CREDENTIALS', 'wrong e-mail or password');
+    const token = await createSession(ctx.db, row.id, now);
+    return { token, user: toUser(row) };
+  });

@@ -1,0 +1,8 @@
+import { authedProcedure } from '../../trpc';
+import { meMeta, ZMeRequestSchema, ZMeResponseSchema } from './me.types';
+
+export const meRoute = authedProcedure
+  .meta(meMeta)
+  .input(ZMeRequestSchema)
+  .output(ZMeResponseSchema)
+  .query(({ ctx }) => ({ user: ctx.session.user }));

@@ -1,0 +1,26 @@
+import { appExists, storeEvents } from '@collector/db';
+import { judgeEvent, type StoredEvent } from '@collector/domain';
+import { fail } from '../../errors';
+import { publicProcedure } from '../../trpc';
+import { ingestMeta, type TIngestResponse, ZIngestRequestSchema, ZIngestResponseSchema } from './ingest.types';
+
+export const ingestRoute = publicProcedure
+  .meta(ingestMeta)
+  .input(ZIngestRequestSchema)
+  .output(ZIngestResponseSchema)
+  .mutation(async ({ ctx, input }) => {
+    const receivedAt = ctx.clock();
+    if (!(await appExists(ctx.db, input.appKey))) fail('UNKNOWN_APP_KEY', 'no app has this appKey');
+    ctx.rateLimiters.ingest?.take(input.appKey, input.events.length, receivedAt);
+
+    const accepted: StoredEvent[] = [];
+    const rejected: TIngestResponse['rejected'] = [];
+    input.events.forEach((raw, index) => {
+      const verdict = judgeEvent(raw, { appKey: input.appKey, receivedAt });
+      if (verdict.ok) accepted.push(verdict.event);
+      else rejected.push({ index, ...(verdict.eventId ? { eventId: verdict.eventId } : {}), code: 'VALIDATION_FAILED', message: verdict.message });
+    });
+
+    const { duplicates } = await storeEvents(ctx.db, input.appKey, accepted, receivedAt);
+    return { accepted: accepted.length, duplicates, rejected };
+  });

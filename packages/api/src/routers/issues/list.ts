@@ -1,0 +1,21 @@
+import { isAppOwnedBy, listIssues, toIssue } from '@collector/db';
+import { decodeCursor, encodeCursor } from '@collector/domain';
+import { fail } from '../../errors';
+import { authedProcedure } from '../../trpc';
+import { listIssuesMeta, ZListIssuesRequestSchema, ZListIssuesResponseSchema } from './list.types';
+
+export const listIssuesRoute = authedProcedure
+  .meta(listIssuesMeta)
+  .input(ZListIssuesRequestSchema)
+  .output(ZListIssuesResponseSchema)
+  .query(async ({ ctx, input }) => {
+    const userId = ctx.session.user.id;
+    const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
+    if (after === null) fail('VALIDATION_FAILED', 'cursor: is not a cursor this service issued', { details: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
+    if (input.appKey !== undefined && !(await isAppOwnedBy(ctx.db, input.appKey, userId))) fail('NOT_FOUND', 'no such app');
+
+    const { rows, hasMore } = await listIssues(ctx.db, { userId, appKey: input.appKey, after, limit: input.limit });
+    const last = rows.at(-1);
+    const nextCursor = hasMore && last ? encodeCursor({ lastSeenAt: last.last_seen_at, appKey: last.app_key, fingerprint: last.fingerprint }) : null;
+    return { issues: rows.map(toIssue), nextCursor };
+  });

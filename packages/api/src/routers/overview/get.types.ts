@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { queryAppKey, queryEpochMs } from '../../schemas';
+import type { Meta } from '../../trpc';
+
+export const overviewMeta: Meta = {
+  openapi: {
+    method: 'GET',
+    path: '/api/overview',
+    summary: 'Totals over the caller’s apps',
+    description:
+      'events: all stored events; errors: those of type error; failedRequests: those of type request; affectedUsers: distinct anonymousIds; ' +
+      'issues: distinct issues. Over all of the caller’s apps, or one with appKey; from (inclusive) and to (exclusive) narrow to event timestamps in a window.',
+    tags: ['dashboard'],
+  },
+  contract: { errors: ['UNAUTHENTICATED', 'VALIDATION_FAILED', 'NOT_FOUND'] },
+};
+
+export const ZOverviewRequestSchema = z
+  .object({ appKey: queryAppKey.optional(), from: queryEpochMs.optional(), to: queryEpochMs.optional() })
+  .refine((query) => query.from === undefined || query.to === undefined || query.from <= query.to, { path: ['to'], message: 'must not be before from' });
+
+export const ZOverviewResponseSchema = z.object({
+  totals: z.object({ events: z.int(), errors: z.int(), failedRequests: z.int(), affectedUsers: z.int(), issues: z.int() }),
+});

@@ -1,0 +1,48 @@
+// Response shapes shared by several routes, and strict parsers for query strings.
+import { appTypes, limits, storedEventSchema } from '@collector/domain';
+import { z } from 'zod';
+
+const epochMs = z.int().min(0).meta({ description: 'Milliseconds since the Unix epoch' });
+
+export const ZUserSchema = z.object({ id: z.string(), email: z.string(), createdAt: epochMs }).meta({ id: 'User' });
+
+export const ZAppSchema = z
+  .object({ appKey: z.string(), name: z.string(), type: z.enum(appTypes), createdAt: epochMs })
+  .meta({ id: 'App' });
+
+export const ZIssueSchema = z
+  .object({
+    id: z.string().meta({ description: '<appKey>:<fingerprint>' }),
+    appKey: z.string(),
+    fingerprint: z.string(),
+    message: z.string(),
+    errorType: z.string(),
+    eventCount: z.int(),
+    userCount: z.int().meta({ description: 'Distinct anonymousIds among its events' }),
+    firstSeenAt: epochMs,
+    lastSeenAt: epochMs,
+  })
+  .meta({ id: 'Issue' });
+
+export const ZEventSchema = storedEventSchema.extend({ receivedAt: epochMs }).meta({ id: 'Event' });
+
+export const ZAuthResponseSchema = z.object({ token: z.string(), user: ZUserSchema });
+
+// Query strings are parsed strictly: digits only, so "", "abc", "1e3" and "-1" are errors, never a default.
+// These are string schemas on purpose: trpc-to-openapi coerces z.number() query fields ("" -> 0).
+export const queryInteger = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,15}$/, 'must be an integer')
+    .transform(Number)
+    .pipe(z.int().min(min).max(max));
+
+export const queryEpochMs = queryInteger(0, 8_640_000_000_000_000).meta({ description: 'Milliseconds since the Unix epoch' });
+
+export const queryPageSize = (fallback: number) =>
+  queryInteger(1, limits.pageSizeMax)
+    .optional()
+    .transform((value) => value ?? fallback)
+    .meta({ description: `1 to ${limits.pageSizeMax}, default ${fallback}` });
+
+export const queryAppKey = z.string().min(1).max(128).meta({ description: 'Only this app (one of the caller’s)' });

@@ -1,0 +1,64 @@
+// The HTTP application: health probes, the OpenAPI document, tRPC for the typed client, REST for everyone else.
+import { type RateLimitConfig, appRouter, createContextFactory, createOpenApiDocument, createRateLimiters, toAppError } from '@collector/api';
+import type { DatabaseHandle } from '@collector/db';
+import { AppError } from '@collector/domain';
+import { createExpressMiddleware } from '@trpc/server/adapters/express';
+import express, { type Request } from 'express';
+import { errorHandler, sendError } from './errors';
+import type { Logger } from './logger';
+import { createRestAdapter, parseQueryString } from './rest-adapter';
+
+export interface AppOptions {
+  database: DatabaseHandle;
+  rateLimits: RateLimitConfig;
+  logger: Logger;
+  clock?: () => number;
+  trustProxy?: string | undefined;
+  version?: string;
+}
+
+const READY_TIMEOUT_MS = 2_000;
+
+export function createApp(options: AppOptions) {
+  const { database, logger } = options;
+  const createContext = createContextFactory({ db: database.db, clock: options.clock ?? Date.now, rateLimiters: createRateLimiters(options.rateLimits) });
+  const logError = (error: AppError, req: Request) => {
+    if (error.code === 'INTERNAL') logger.error({ err: error.cause ?? error, method: req.method, path: req.path }, 'request failed');
+    else if (error.code === 'UNAVAILABLE') logger.warn({ err: error.cause ?? error, path: req.path }, 'database unavailable');
+  };
+  const openApiDocument = createOpenApiDocument({ baseUrl: '/', version: options.version ?? '0.1.0' });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', parseQueryString);
+  if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), READY_TIMEOUT_MS).unref());
+    try {
+      await Promise.race([database.ping(), timeout]);
+      res.json({ status: 'ready', database: database.backend });
+    } catch {
+      sendError(res, new AppError('UNAVAILABLE', 'the database does not answer', { retryAfterSeconds: 2 }));
+    }
+  });
+  app.get('/api/openapi.json', (_req, res) => {
+    res.json(openApiDocument);
+  });
+
+  app.use(
+    '/trpc',
+    createExpressMiddleware({
+      router: appRouter,
+      createContext: ({ req }) => createContext({ req }),
+      maxBodySize: 1024 * 1024,
+      onError: ({ error, req }) => logError(toAppError(error), req as Request),
+    }),
+  );
+  app.use(createRestAdapter(createContext, logError));
+  app.use(errorHandler(logError));
+  return app;
+}

@@ -1,0 +1,48 @@
+// The only place that reads process.env: parsed once at start; a bad value stops the process and names the variable.
+import { z } from 'zod';
+
+const integer = (fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.int().min(min).max(max))
+    .default(fallback);
+
+const envSchema = z
+  .object({
+    PORT: integer(3100, 0, 65_535),
+    /** Interface to listen on; unset means all interfaces. */
+    HOST: z.string().min(1).optional(),
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }).optional(),
+    DATABASE_POOL_SIZE: integer(10, 1, 200),
+    DATA_DIR: z.string().min(1).default('.data'),
+    /** Events per second per appKey; 0 turns the limit off. */
+    INGEST_RATE_LIMIT: integer(1000, 0, 10_000_000),
+    INGEST_RATE_BURST: integer(5000, 50, 100_000_000),
+    /** Express's "trust proxy": set it behind a reverse proxy so per-address throttling sees the client, not the proxy. */
+    TRUST_PROXY: z.string().min(1).optional(),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .transform((env) => ({
+    port: env.PORT,
+    host: env.HOST,
+    databaseUrl: env.DATABASE_URL,
+    databasePoolSize: env.DATABASE_POOL_SIZE,
+    dataDir: env.DATA_DIR,
+    ingestRateLimit: env.INGEST_RATE_LIMIT,
+    ingestRateBurst: env.INGEST_RATE_BURST,
+    trustProxy: env.TRUST_PROXY,
+    logLevel: env.LOG_LEVEL,
+  }));
+
+export type Env = z.output<typeof envSchema>;
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  // An empty variable counts as unset, as in most shells' `FOO= cmd` habit.
+  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`).join('\n');
+  throw new Error(`invalid environment:\n${problems}`);
+}

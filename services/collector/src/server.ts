@@ -1,0 +1,63 @@
+// Starting and stopping the whole service: database, migrations, HTTP. Used by main.ts and by the tests.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { defaultRateLimits, type RateLimitConfig } from '@collector/api';
+import { type DatabaseHandle, migrateToLatest, openDatabase } from '@collector/db';
+import { createApp } from './app';
+import type { Logger } from './logger';
+
+export interface StartOptions {
+  port: number;
+  host?: string | undefined;
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  databasePoolSize?: number;
+  rateLimits?: Partial<RateLimitConfig>;
+  trustProxy?: string | undefined;
+  clock?: () => number;
+  logger: Logger;
+}
+
+export interface RunningServer {
+  url: string;
+  database: DatabaseHandle;
+  /** Stops taking connections, lets in-flight requests finish, then closes the database. */
+  stop(): Promise<void>;
+}
+
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const { logger } = options;
+  const database = await openDatabase({
+    url: options.databaseUrl,
+    dataDir: options.dataDir,
+    maxConnections: options.databasePoolSize,
+    onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
+  });
+  try {
+    await migrateToLatest(database.db);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const app = createApp({
+    database,
+    logger,
+    clock: options.clock,
+    trustProxy: options.trustProxy,
+    rateLimits: { ...defaultRateLimits, ...options.rateLimits },
+  });
+  const server = app.listen(options.port, options.host ?? '::');
+  await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))]).catch(async (error) => {
+    await database.close();
+    throw error;
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://localhost:${port}`,
+    database,
+    stop: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await database.close();
+    },
+  };
+}
