@@ -11,7 +11,8 @@ export type EventType = (typeof eventTypes)[number];
 const prefixedId = (prefix: string, maxChars: number) =>
   z.string().regex(new RegExp(`^${prefix}[A-Za-z0-9_-]{1,${maxChars}}$`), `must look like ${prefix}<id> (letters, digits, _ and -)`);
 
-const timestampSchema = z.int().min(0);
+// Missing stays zod's own "received undefined" (reported as "is required"); any other wrong value reads as the contract writes it.
+const timestampSchema = z.int({ error: (issue) => (issue.input === undefined ? undefined : 'expected integer') }).min(0);
 
 export const fingerprintPattern = /^[A-Za-z0-9._-]{1,64}:[A-Za-z0-9._-]{1,128}$/;
 

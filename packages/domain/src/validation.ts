@@ -17,7 +17,9 @@ function sizeUnit(origin: string): string {
 function describe(issue: Issue): string {
   switch (issue.code) {
     case 'invalid_type':
-      if (issue.input === undefined) return 'is required';
+      // zod 4 leaves `input` off issues unless asked; its own message still says what was received.
+      if (/ received undefined$/.test(issue.message)) return 'is required';
+      if (!issue.message.startsWith('Invalid input')) return issue.message;
       return `expected ${issue.expected === 'int' ? 'integer' : issue.expected}`;
     case 'too_big': {
       const unit = sizeUnit(issue.origin);

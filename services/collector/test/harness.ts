@@ -1,0 +1,107 @@
+// Starts the real service on an ephemeral port against a real database, and speaks HTTP to it.
+import { randomUUID } from 'node:crypto';
+import type { RateLimitConfig } from '@collector/api';
+import { afterAll } from 'vitest';
+import { createLogger } from '../src/logger';
+import { type RunningServer, startServer } from '../src/server';
+
+export const backend = process.env.TEST_DATABASE_URL ? 'postgres' : 'embedded';
+
+const unlimited: Partial<RateLimitConfig> = {
+  ingestPerSecond: 0,
+  authPerEmail: { ratePerSecond: 1000, burst: 1000 },
+  authPerAddress: { ratePerSecond: 1000, burst: 1000 },
+};
+
+export interface TestServer extends RunningServer {
+  call(method: string, path: string, options?: CallOptions): Promise<Reply>;
+}
+
+export interface CallOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as is, instead of JSON-encoding `body`. */
+  rawBody?: string | Uint8Array;
+  headers?: Record<string, string>;
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  // Replies are asserted on field by field; `any` keeps the tests readable.
+  // biome-ignore lint/suspicious/noExplicitAny: test convenience
+  body: any;
+}
+
+/** A server for this test file, stopped after it. Rate limits are off unless given. */
+export async function startTestServer(options: { rateLimits?: Partial<RateLimitConfig>; clock?: () => number } = {}): Promise<TestServer> {
+  const server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl: process.env.TEST_DATABASE_URL,
+    dataDir: 'memory://',
+    rateLimits: { ...unlimited, ...options.rateLimits },
+    clock: options.clock,
+    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+  });
+  afterAll(() => server.stop());
+  const call = async (method: string, path: string, callOptions: CallOptions = {}): Promise<Reply> => {
+    const headers: Record<string, string> = { ...callOptions.headers };
+    if (callOptions.token) headers.authorization = `Bearer ${callOptions.token}`;
+    let body: string | Uint8Array | undefined = callOptions.rawBody;
+    if (body === undefined && callOptions.body !== undefined) {
+      body = JSON.stringify(callOptions.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${server.url.replace('localhost', '127.0.0.1')}${path}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // Left as text: the assertion on it will say what came back.
+    }
+    return { status: response.status, headers: response.headers, body: parsed };
+  };
+  return { ...server, call };
+}
+
+export const uniqueEmail = () => `user-${randomUUID()}@example.com`;
+export const PASSWORD = 'a long enough passphrase';
+
+export async function signUp(server: TestServer, email = uniqueEmail()) {
+  const reply = await server.call('POST', '/api/auth/register', { body: { email, password: PASSWORD } });
+  if (reply.status !== 201) throw new Error(`register failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return { token: reply.body.token as string, user: reply.body.user as { id: string; email: string; createdAt: number }, email };
+}
+
+export async function createApp(server: TestServer, token: string, app: { name?: string; type?: string } = {}) {
+  const reply = await server.call('POST', '/api/apps', { token, body: { name: app.name ?? 'Shop', type: app.type ?? 'web' } });
+  if (reply.status !== 201) throw new Error(`create app failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body.app as { appKey: string; name: string; type: string; createdAt: number };
+}
+
+let sequence = 0;
+
+/** A realistic browser error event; every call gets a new eventId. */
+export function makeEvent(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  sequence += 1;
+  return {
+    eventId: `evt_${randomUUID()}`,
+    type: 'error',
+    timestamp: Date.now() - 1000,
+    platform: 'web',
+    sessionId: 'session_tab1',
+    anonymousId: `anon_${sequence % 3}`,
+    sdkVersion: '1.4.2',
+    errorType: 'TypeError',
+    message: "Cannot read properties of undefined (reading 'id')",
+    stack: "TypeError: Cannot read properties of undefined (reading 'id')\n    at renderCart (https://shop.example/assets/app.3f9a2c1b.js:10:20)\n    at onClick (https://shop.example/assets/app.3f9a2c1b.js:42:7)",
+    breadcrumbs: [{ timestamp: Date.now() - 2000, category: 'ui.click', message: 'button#checkout', level: 'info' }],
+    ...overrides,
+  };
+}
+
+export async function sendBatch(server: TestServer, appKey: string, events: unknown[]) {
+  return server.call('POST', '/api/events/batch', { body: { appKey, events } });
+}
