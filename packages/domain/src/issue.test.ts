@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import type { StoredEvent } from './event';
+import { decodeCursor, encodeCursor, issueDeltas, issueId, parseIssueId } from './issue';
+
+const toBase64Url = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+
+describe('issueId / parseIssueId', () => {
+  it('joins appKey and fingerprint with a colon', () => {
+    expect(issueId('web_abc123', 'TypeError:0123456789abcdef')).toBe('web_abc123:TypeError:0123456789abcdef');
+  });
+
+  it('round-trips', () => {
+    for (const [appKey, fingerprint] of [
+      ['web_abc123', 'TypeError:0123456789abcdef'],
+      ['react-native_XyZ0987654321abcd', 'request:fedcba9876543210'],
+      ['node_k', 'custom.group-1:v2_checkout'],
+    ] as const) {
+      expect(parseIssueId(issueId(appKey, fingerprint))).toEqual({ appKey, fingerprint });
+    }
+  });
+
+  it('splits on the first colon, leaving the fingerprint whole', () => {
+    expect(parseIssueId('web_a:Error:abc')).toEqual({ appKey: 'web_a', fingerprint: 'Error:abc' });
+  });
+
+  it('rejects ids without a colon', () => {
+    expect(parseIssueId('web_abc123')).toBeNull();
+    expect(parseIssueId('')).toBeNull();
+  });
+
+  it('rejects ids whose fingerprint part has no colon', () => {
+    expect(parseIssueId('web_abc123:TypeError')).toBeNull();
+    expect(parseIssueId('web_abc123:')).toBeNull();
+  });
+
+  it('rejects ids with an empty appKey', () => {
+    expect(parseIssueId(':TypeError:0123456789abcdef')).toBeNull();
+  });
+});
+
+describe('encodeCursor / decodeCursor', () => {
+  const cursor = { lastSeenAt: 1_700_000_000_123, appKey: 'web_abc123', fingerprint: 'TypeError:0123456789abcdef' };
+
+  it('round-trips', () => {
+    expect(decodeCursor(encodeCursor(cursor))).toEqual(cursor);
+    const zero = { lastSeenAt: 0, appKey: 'a', fingerprint: 'b' };
+    expect(decodeCursor(encodeCursor(zero))).toEqual(zero);
+  });
+
+  it('is URL-safe base64 without padding', () => {
+    // '>>>' and '???' encode to '+' and '/' in plain base64.
+    const awkward = { lastSeenAt: 1, appKey: 'web_>>>', fingerprint: 'x:???' };
+    const text = encodeCursor(awkward);
+    expect(text).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeCursor(text)).toEqual(awkward);
+    expect(encodeCursor(cursor)).toMatch(/^[A-Za-z0-9_-]+$/);
+  });
+
+  it('returns null for garbage', () => {
+    for (const text of ['', '!!!', 'not a cursor', 'abc=', 'A', '%%%%', 'a+b/c', toBase64Url('not json')]) {
+      expect(decodeCursor(text)).toBeNull();
+    }
+  });
+
+  it('returns null for valid base64 of JSON of the wrong shape', () => {
+    for (const json of [
+      '{"lastSeenAt":1,"appKey":"a","fingerprint":"b"}',
+      '[1,"a"]',
+      '[1,"a","b","extra"]',
+      '["1","a","b"]',
+      '[-1,"a","b"]',
+      '[1.5,"a","b"]',
+      '[1,"","b"]',
+      '[1,"a",""]',
+      `[1,"${'a'.repeat(129)}","b"]`,
+      `[1,"a","${'b'.repeat(201)}"]`,
+      '[1,2,3]',
+      'null',
+      '42',
+      '"text"',
+      '[]',
+    ]) {
+      expect(decodeCursor(toBase64Url(json))).toBeNull();
+    }
+  });
+
+  it('accepts the longest fields the schema allows', () => {
+    const longest = { lastSeenAt: 5, appKey: 'a'.repeat(128), fingerprint: 'b'.repeat(200) };
+    expect(decodeCursor(encodeCursor(longest))).toEqual(longest);
+  });
+
+  it('returns null for over-long input without decoding it', () => {
+    expect(decodeCursor('A'.repeat(601))).toBeNull();
+    expect(decodeCursor('A'.repeat(100_000))).toBeNull();
+    // Over-long even though the tail would decode to a valid cursor.
+    expect(decodeCursor(encodeCursor(cursor) + 'A'.repeat(600))).toBeNull();
+  });
+});
+
+describe('issueDeltas', () => {
+  const event = (overrides: Partial<StoredEvent>): StoredEvent => ({
+    eventId: 'evt_1',
+    type: 'error',
+    timestamp: 1000,
+    appKey: 'web_a',
+    fingerprint: 'Error:1111111111111111',
+    ...overrides,
+  });
+
+  it('is empty for no events', () => {
+    expect(issueDeltas([])).toEqual([]);
+  });
+
+  it('folds events of one issue into one delta with count and min/max timestamps', () => {
+    const deltas = issueDeltas([
+      event({ eventId: 'evt_1', timestamp: 5000, message: 'first message', errorType: 'TypeError' }),
+      event({ eventId: 'evt_2', timestamp: 1000, message: 'second message' }),
+      event({ eventId: 'evt_3', timestamp: 9000 }),
+      event({ eventId: 'evt_4', timestamp: 3000 }),
+    ]);
+    expect(deltas).toEqual([
+      {
+        appKey: 'web_a',
+        fingerprint: 'Error:1111111111111111',
+        message: 'first message',
+        errorType: 'TypeError',
+        events: 4,
+        firstSeenAt: 1000,
+        lastSeenAt: 9000,
+      },
+    ]);
+  });
+
+  it('keeps issues of different apps and fingerprints apart, sorted by key', () => {
+    const deltas = issueDeltas([
+      event({ appKey: 'web_b', fingerprint: 'Error:2222222222222222', timestamp: 10 }),
+      event({ appKey: 'web_a', fingerprint: 'Error:2222222222222222', timestamp: 20 }),
+      event({ appKey: 'web_a', fingerprint: 'Error:1111111111111111', timestamp: 30 }),
+      event({ appKey: 'web_b', fingerprint: 'Error:2222222222222222', timestamp: 40 }),
+      event({ appKey: 'node_z', fingerprint: 'A:0000000000000000', timestamp: 50 }),
+    ]);
+    expect(deltas.map((delta) => `${delta.appKey}:${delta.fingerprint}`)).toEqual([
+      'node_z:A:0000000000000000',
+      'web_a:Error:1111111111111111',
+      'web_a:Error:2222222222222222',
+      'web_b:Error:2222222222222222',
+    ]);
+    expect(deltas.map((delta) => [delta.events, delta.firstSeenAt, delta.lastSeenAt])).toEqual([
+      [1, 50, 50],
+      [1, 30, 30],
+      [1, 20, 20],
+      [2, 10, 40],
+    ]);
+  });
+
+  it('sorts by code unit order, not locale order', () => {
+    const deltas = issueDeltas([event({ appKey: 'web_b' }), event({ appKey: 'web_B' }), event({ appKey: 'web_a' })]);
+    expect(deltas.map((delta) => delta.appKey)).toEqual(['web_B', 'web_a', 'web_b']);
+  });
+
+  it('names a failed request by its method, URL and status when it has no message', () => {
+    const [delta] = issueDeltas([
+      event({ type: 'request', fingerprint: 'request:3333333333333333', request: { method: 'get', url: 'https://api.example.com/users/1?x=1', status: 500 } }),
+    ]);
+    expect(delta?.message).toBe('GET https://api.example.com/users/1 failed with 500');
+    expect(delta?.errorType).toBe('request');
+  });
+
+  it('does not modify the events', () => {
+    const events = [event({ timestamp: 2 }), event({ timestamp: 1 })];
+    const copy = structuredClone(events);
+    issueDeltas(events);
+    expect(events).toEqual(copy);
+  });
+});
