@@ -29,7 +29,14 @@ export function fail(code: ErrorCode, message: string, options?: ConstructorPara
 // Errors of pg and of the PostgreSQL server that mean "the database is not reachable now", not "this request is wrong".
 const UNAVAILABLE_SYSTEM_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 const UNAVAILABLE_SQLSTATE_CLASSES = ['08', '57P', '53'];
-const UNAVAILABLE_MESSAGES = [/connection terminated/i, /timeout exceeded when trying to connect/i, /connection.*(closed|ended)/i, /Client has encountered a connection error/i];
+const UNAVAILABLE_MESSAGES = [
+  /connection terminated/i,
+  /timeout exceeded when trying to connect/i,
+  /connection.*(closed|ended)/i,
+  /Client has encountered a connection error/i,
+  // The handle was closed under a request (shutdown): Kysely says so in these words.
+  /driver has already been destroyed/i,
+];
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {

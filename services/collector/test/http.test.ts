@@ -1,0 +1,109 @@
+// The HTTP surface as a whole: routing errors, probes, the OpenAPI document, the tRPC endpoint.
+import { describe, expect, it } from 'vitest';
+import { signUp, startTestServer } from './harness';
+
+const server = await startTestServer();
+
+describe('routing', () => {
+  it.each(['/api/nothing', '/api', '/nothing', '/api/issues/a/b'])('answers 404 NOT_FOUND as JSON for %s', async (path) => {
+    const reply = await server.call('GET', path);
+    expect(reply.status).toBe(404);
+    expect(reply.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
+  });
+
+  it.each([
+    ['DELETE', '/api/apps', 'GET, POST'],
+    ['GET', '/api/events/batch', 'POST'],
+    ['PUT', '/api/auth/login', 'POST'],
+    ['POST', '/api/overview', 'GET'],
+    ['DELETE', '/api/issues/x:y:z', 'GET'],
+    ['PATCH', '/api/auth/me', 'GET'],
+  ])('answers 405 METHOD_NOT_ALLOWED with Allow for %s %s', async (method, path, allow) => {
+    const reply = await server.call(method, path);
+    expect(reply.status).toBe(405);
+    expect(reply.headers.get('allow')).toBe(allow);
+    expect(reply.body.error.code).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  it('answers every error as JSON with only the error field', async () => {
+    const reply = await server.call('POST', '/api/auth/login', { rawBody: 'nope', headers: { 'content-type': 'application/json' } });
+    expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(Object.keys(reply.body)).toEqual(['error']);
+  });
+});
+
+describe('probes', () => {
+  it('healthz and readyz answer 200 when the database is up', async () => {
+    expect(await server.call('GET', '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
+    expect(await server.call('GET', '/readyz')).toMatchObject({ status: 200, body: { status: 'ready' } });
+  });
+
+  it('readyz and the API answer 503 UNAVAILABLE with Retry-After once the database is gone', async () => {
+    const doomed = await startTestServer();
+    const { token } = await signUp(doomed);
+    await doomed.database.close();
+    for (const [method, path, options] of [
+      ['GET', '/readyz', {}],
+      ['GET', '/api/apps', { token }],
+      ['POST', '/api/events/batch', { body: { appKey: 'web_whatever00000000000', events: [{}] } }],
+    ] as const) {
+      const reply = await doomed.call(method, path, options);
+      expect(reply.status, path).toBe(503);
+      expect(reply.body.error.code).toBe('UNAVAILABLE');
+      expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+  });
+});
+
+describe('OpenAPI document', () => {
+  it('is OpenAPI 3.1, covers every path, and documents every status with the error body', async () => {
+    const { status, body: document } = await server.call('GET', '/api/openapi.json');
+    expect(status).toBe(200);
+    expect(document.openapi).toBe('3.1.0');
+    const operations = Object.entries(document.paths as Record<string, Record<string, { responses: Record<string, any> }>>).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ route: `${method.toUpperCase()} ${path}`, responses: operation.responses })),
+    );
+    expect(operations.map((operation) => operation.route).sort()).toEqual(
+      [
+        'GET /api/apps',
+        'GET /api/auth/me',
+        'GET /api/issues',
+        'GET /api/issues/{id}',
+        'GET /api/openapi.json',
+        'GET /api/overview',
+        'GET /healthz',
+        'GET /readyz',
+        'POST /api/apps',
+        'POST /api/auth/login',
+        'POST /api/auth/logout',
+        'POST /api/auth/register',
+        'POST /api/events/batch',
+      ].sort(),
+    );
+    const statuses = Object.fromEntries(operations.map((operation) => [operation.route, Object.keys(operation.responses).sort()]));
+    expect(statuses['POST /api/auth/register']).toEqual(['201', '400', '409', '413', '415', '429', '500', '503']);
+    expect(statuses['POST /api/auth/logout']).toEqual(['204', '401', '500', '503']);
+    expect(statuses['POST /api/events/batch']).toEqual(['200', '400', '403', '413', '415', '429', '500', '503']);
+    expect(statuses['GET /api/issues/{id}']).toEqual(['200', '400', '401', '404', '500', '503']);
+    for (const operation of operations.filter((each) => each.route.includes('/api/') && !each.route.includes('openapi'))) {
+      for (const [code, response] of Object.entries(operation.responses)) {
+        if (Number(code) >= 400) expect(response.content['application/json'].schema, `${operation.route} ${code}`).toEqual({ $ref: '#/components/schemas/Error' });
+      }
+    }
+    expect(document.paths['/api/events/batch'].post.requestBody.content).toHaveProperty('text/plain');
+  });
+
+  it('matches the committed snapshot, so the REST surface cannot drift unnoticed', async () => {
+    const { body } = await server.call('GET', '/api/openapi.json');
+    await expect(JSON.stringify(body, null, 2)).toMatchFileSnapshot('__snapshots__/openapi.json');
+  });
+});
+
+describe('tRPC endpoint for the typed client', () => {
+  it('serves the same router at /trpc with the contract code in the error data', async () => {
+    const reply = await server.call('GET', '/trpc/auth.me');
+    expect(reply.status).toBe(401);
+    expect(reply.body.error.data.appError.code).toBe('UNAUTHENTICATED');
+    expect(JSON.stringify(reply.body)).not.toMatch(/stack/);
+  });
+});
