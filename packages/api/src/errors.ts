@@ -97,4 +97,5 @@ export const ZErrorResponseSchema = z
       details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
     }),
   })
-  .meta({ id: 'Error', description: 'The body of every non-2xx response.' });
+  // No `id` here: it is registered by hand as components.schemas.Error (an id would nest it under $defs).
+  .meta({ description: 'The body of every non-2xx response.' });

@@ -77,9 +77,11 @@ export function createOpenApiDocument(options: { baseUrl: string; version: strin
 
   const { $schema: _ignored, ...eventInput } = z.toJSONSchema(eventSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   const { $schema: _ignored2, ...errorBody } = z.toJSONSchema(ZErrorResponseSchema) as Record<string, unknown>;
+  // trpc-to-openapi's own error schemas ("error.BAD_REQUEST", ...) were replaced by Error above.
+  const schemas = Object.fromEntries(Object.entries(document.components?.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
   document.components = {
     ...document.components,
-    schemas: { ...document.components?.schemas, Error: errorBody, EventInput: { ...eventInput, description: 'An event as an SDK sends it' } },
+    schemas: { ...schemas, Error: errorBody, EventInput: { ...eventInput, description: 'An event as an SDK sends it' } },
   };
   return document;
 }

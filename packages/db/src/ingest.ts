@@ -17,7 +17,7 @@ function byKey<T>(key: (item: T) => string) {
 export async function storeEvents(db: Kysely<Database>, appKey: string, events: readonly StoredEvent[], receivedAt: number): Promise<StoreResult> {
   // Rows go in key order so that concurrent batches lock index entries in one order and cannot deadlock.
   const unique = [...new Map(events.map((event) => [event.eventId, event])).values()].sort(byKey((event) => event.eventId));
-  if (unique.length === 0) return { stored: 0, duplicates: events.length };
+  if (unique.length === 0) return { stored: 0, duplicates: 0 };
 
   return db.transaction().execute(async (trx) => {
     const inserted = await trx

@@ -93,6 +93,21 @@ describe('OpenAPI document', () => {
     expect(document.paths['/api/events/batch'].post.requestBody.content).toHaveProperty('text/plain');
   });
 
+  it('has no dangling references', async () => {
+    const { body: document } = await server.call('GET', '/api/openapi.json');
+    const references = [...JSON.stringify(document).matchAll(/"\$ref":"([^"]+)"/g)].map((match) => match[1] as string);
+    expect(references.length).toBeGreaterThan(10);
+    for (const reference of new Set(references)) {
+      const target = reference
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce<any>((node, key) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+      expect(target, reference).toBeTypeOf('object');
+    }
+    expect(Object.keys(document.components.schemas).filter((name) => name.startsWith('error.'))).toEqual([]);
+    expect(document.components.schemas.Error.properties.error.required).toEqual(['code', 'message']);
+  });
+
   it('matches the committed snapshot, so the REST surface cannot drift unnoticed', async () => {
     const { body } = await server.call('GET', '/api/openapi.json');
     await expect(JSON.stringify(body, null, 2)).toMatchFileSnapshot('__snapshots__/openapi.json');

@@ -8,14 +8,14 @@ const ARGON2_OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as co
 
 export const hashPassword = (password: string) => hash(password, ARGON2_OPTIONS);
 
-let decoyHash: Promise<string> | undefined;
+// Made at load, not at the first unknown e-mail, so even that first answer takes no longer than the others.
+const decoyHash = hashPassword('decoy password that no account has');
 
 /**
  * Checks a password against a stored hash, or, when there is no such user, against a decoy hash
  * so that both answers take the same time.
  */
 export async function verifyPassword(storedHash: string | undefined, password: string): Promise<boolean> {
-  decoyHash ??= hashPassword('decoy password that no account has');
   const target = storedHash ?? (await decoyHash);
   const matches = await verify(target, password).catch(() => false);
   return storedHash !== undefined && matches;
