@@ -28,12 +28,16 @@ export function fail(code: ErrorCode, message: string, options?: ConstructorPara
 
 // Errors of pg and of the PostgreSQL server that mean "the database is not reachable now", not "this request is wrong".
 const UNAVAILABLE_SYSTEM_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-const UNAVAILABLE_SQLSTATE_CLASSES = ['08', '57P', '53'];
+// 08: connection; 57P: shutdown; 53: resources; 57014: statement_timeout fired.
+const UNAVAILABLE_SQLSTATE_CLASSES = ['08', '57P', '53', '57014'];
+// Text the database cannot store (NUL, invalid Unicode escapes): the input's fault, whichever field slipped past validation.
+const UNSTORABLE_SQLSTATES = new Set(['22021', '22P05']);
 const UNAVAILABLE_MESSAGES = [
   /connection terminated/i,
   /timeout exceeded when trying to connect/i,
   /connection.*(closed|ended)/i,
   /Client has encountered a connection error/i,
+  /Query read timeout/i,
   // The handle was closed under a request (shutdown): Kysely says so in these words.
   /driver has already been destroyed/i,
 ];
@@ -62,6 +66,8 @@ export function toAppError(error: unknown): AppError {
     if (error.cause instanceof AppError) return error.cause;
     const issues = issuesOf(error.cause);
     if (error.code === 'BAD_REQUEST' && issues) return validationError(detailsOf(issues));
+    // tRPC's own transport reports an unparseable body as BAD_REQUEST caused by a SyntaxError.
+    if (error.code === 'BAD_REQUEST' && error.cause instanceof SyntaxError) return new AppError('INVALID_JSON', 'the body is not valid JSON');
     switch (error.code) {
       case 'PARSE_ERROR':
         return new AppError('INVALID_JSON', 'the body is not valid JSON');
@@ -74,6 +80,10 @@ export function toAppError(error: unknown): AppError {
       case 'METHOD_NOT_SUPPORTED':
         return new AppError('METHOD_NOT_ALLOWED', 'this method is not allowed here');
     }
+  }
+  const sqlState = ((error instanceof TRPCError ? error.cause : error) as { code?: unknown } | undefined)?.code;
+  if (typeof sqlState === 'string' && UNSTORABLE_SQLSTATES.has(sqlState)) {
+    return new AppError('VALIDATION_FAILED', 'a value contains a character that cannot be stored (NUL or invalid Unicode)');
   }
   if (isDatabaseUnavailable(error)) {
     return new AppError('UNAVAILABLE', 'the database is unavailable, retry later', { retryAfterSeconds: RETRY_AFTER_UNAVAILABLE_SECONDS, cause: error });

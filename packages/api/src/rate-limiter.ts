@@ -13,7 +13,7 @@ export class RateLimiter {
     private readonly subject: string,
   ) {}
 
-  /** Spends `cost` tokens for `key`, or throws RATE_LIMITED with the wait in seconds. */
+  /** Spends `cost` tokens for `key` (0: only checks one is left), or throws RATE_LIMITED with the wait in seconds. */
   take(key: string, cost: number, now: number): void {
     if (++this.calls % SWEEP_EVERY === 0) this.sweep(now);
     let bucket = this.buckets.get(key);

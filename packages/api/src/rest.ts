@@ -17,6 +17,9 @@ export interface RestRoute {
   contentTypes: string[];
 }
 
+/** What any POST body can get wrong, and what any path answers to another method. */
+const BODY_ERRORS: ErrorCode[] = ['INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
+
 export const restRoutes: RestRoute[] = [];
 forEachOpenApiProcedure(appRouter._def.procedures, ({ path: procedurePath, meta }) => {
   const { openapi, contract } = meta as Meta & { openapi: NonNullable<Meta['openapi']> };
@@ -28,7 +31,7 @@ forEachOpenApiProcedure(appRouter._def.procedures, ({ path: procedurePath, meta 
     pattern: getPathRegExp(path),
     procedurePath,
     status: contract?.status ?? 200,
-    errors: contract?.errors ?? [],
+    errors: [...new Set([...(contract?.errors ?? []), ...(openapi.method === 'POST' ? BODY_ERRORS : []), 'METHOD_NOT_ALLOWED' as const])],
     contentTypes: openapi.contentTypes ?? ['application/json'],
   });
 });

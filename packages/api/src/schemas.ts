@@ -1,5 +1,5 @@
 // Response shapes shared by several routes, and strict parsers for query strings.
-import { appTypes, limits, storedEventSchema } from '@collector/domain';
+import { appTypes, isStorableText, limits, storedEventSchema, UNSTORABLE_MESSAGE } from '@collector/domain';
 import { z } from 'zod';
 
 const epochMs = z.int().min(0).meta({ description: 'Milliseconds since the Unix epoch' });
@@ -45,4 +45,5 @@ export const queryPageSize = (fallback: number) =>
     .transform((value) => value ?? fallback)
     .meta({ description: `1 to ${limits.pageSizeMax}, default ${fallback}` });
 
-export const queryAppKey = z.string().min(1).max(128).meta({ description: 'Only this app (one of the caller’s)' });
+/** Any printable key; a malformed one simply matches no app (404). */
+export const queryAppKey = z.string().min(1).max(128).refine(isStorableText, UNSTORABLE_MESSAGE).meta({ description: 'Only this app (one of the caller’s)' });

@@ -37,12 +37,19 @@ function openPostgres(options: OpenDatabaseOptions & { url: string }): DatabaseH
     connectionString: options.url,
     max: options.maxConnections ?? 10,
     connectionTimeoutMillis: 5_000,
+    // A database that stops answering must fail requests (503), not hold them forever.
+    query_timeout: 10_000,
+    statement_timeout: 10_000,
+    keepAlive: true,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8 || oid === NUMERIC ? toNumber : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
-  pool.on('error', (error) => options.onConnectionError?.(error));
+  const report = (error: Error) => options.onConnectionError?.(error);
+  pool.on('error', report);
+  // A client checked out for a query emits 'error' itself when its connection drops; unheard, that ends the process.
+  pool.on('connect', (client) => client.on('error', report));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

@@ -7,3 +7,4 @@ export * from './overview';
 export * from './schema';
 export * from './sessions';
 export * from './users';
+export { sql } from 'kysely';

@@ -15,8 +15,11 @@ function byKey<T>(key: (item: T) => string) {
 }
 
 export async function storeEvents(db: Kysely<Database>, appKey: string, events: readonly StoredEvent[], receivedAt: number): Promise<StoreResult> {
+  // The first copy of a repeated eventId wins, as it does across batches (ON CONFLICT DO NOTHING).
+  const firstCopies = new Map<string, StoredEvent>();
+  for (const event of events) if (!firstCopies.has(event.eventId)) firstCopies.set(event.eventId, event);
   // Rows go in key order so that concurrent batches lock index entries in one order and cannot deadlock.
-  const unique = [...new Map(events.map((event) => [event.eventId, event])).values()].sort(byKey((event) => event.eventId));
+  const unique = [...firstCopies.values()].sort(byKey((event) => event.eventId));
   if (unique.length === 0) return { stored: 0, duplicates: 0 };
 
   return db.transaction().execute(async (trx) => {

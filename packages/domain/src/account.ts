@@ -1,12 +1,14 @@
 // Users and the credentials they sign up and sign in with.
 import { z } from 'zod';
 import { limits } from './limits';
+import { isStorableText, UNSTORABLE_MESSAGE } from './text';
 
 /** Trimmed and lower-cased: e-mails are compared case-insensitively, so they are stored in one case. */
 export const emailSchema = z
   .string()
   .trim()
   .max(limits.emailChars)
+  .refine(isStorableText, UNSTORABLE_MESSAGE)
   .pipe(z.email('must be an e-mail address'))
   .transform((email) => email.toLowerCase());
 

@@ -123,10 +123,29 @@ describe('judgeEvent: required fields and types', () => {
     expect(verdict.eventId).toBe('evt_abc-123_XYZ');
   });
 
-  it('rejects non-integer and negative timestamps', () => {
+  it('rejects a non-integer timestamp but replaces an integer one out of range (negative, huge)', () => {
     expect(rejected(valid({ timestamp: 1.5 })).message.startsWith('timestamp:')).toBe(true);
-    expect(rejected(valid({ timestamp: -1 })).message).toBe('timestamp: must be at least 0');
+    for (const timestamp of [-1, 1e20]) {
+      const verdict = judgeEvent(valid({ timestamp }), context);
+      expect(verdict.ok && verdict.event).toMatchObject({ timestamp: RECEIVED_AT, clientTimestamp: timestamp });
+    }
   });
+
+  it('keeps text with NUL bytes and lone surrogates in a storable form, keys included', () => {
+    const verdict = judgeEvent(valid({ message: 'a\u0000b\ud800c', breadcrumbs: [{ data: { 'k\u0000': '\udc00' } }] }), context);
+    expect(verdict.ok && verdict.event.message).toBe('ab\ufffdc');
+    expect(verdict.ok && verdict.event.breadcrumbs?.[0]?.data).toEqual({ k: '\ufffd' });
+  });
+
+  it('fingerprints hostile stacks and messages without backtracking (a hang guard, not a benchmark)', () => {
+    const hostile = ['@'.repeat(32_760) + ':'.repeat(32_760), ' '.repeat(65_536), `    at ${'-a1'.repeat(21_845)}`, 'abcdef'.repeat(10_000)];
+    for (let round = 0; round < 10; round++) {
+      for (const text of hostile) {
+        const verdict = judgeEvent(valid({ message: text, stack: text }), context);
+        expect(verdict.ok).toBe(true);
+      }
+    }
+  }, 5_000);
 
   // Before cf74838 validation.ts described every invalid_type issue as "is required" (zod 4 leaves
   // `issue.input` off issues). These pin the contract's wording.

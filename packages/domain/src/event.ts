@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { computeFingerprint } from './fingerprint';
 import { limits } from './limits';
-import { nestingDepth, truncateUtf8 } from './text';
+import { nestingDepth, storableJson, truncateUtf8 } from './text';
 import { detailsOf, summarize } from './validation';
 
 export const eventTypes = ['error', 'request'] as const;
@@ -12,7 +12,10 @@ const prefixedId = (prefix: string, maxChars: number) =>
   z.string().regex(new RegExp(`^${prefix}[A-Za-z0-9_-]{1,${maxChars}}$`), `must look like ${prefix}<id> (letters, digits, _ and -)`);
 
 // Missing stays zod's own "received undefined" (reported as "is required"); any other wrong value reads as the contract writes it.
-const timestampSchema = z.int({ error: (issue) => (issue.input === undefined ? undefined : 'expected integer') }).min(0);
+// Any integer is taken: one out of range is replaced by the time of receipt in judgeEvent, not rejected.
+const eventTimestampSchema = z
+  .number({ error: (issue) => (issue.input === undefined ? undefined : 'expected integer') })
+  .refine(Number.isInteger, 'expected integer');
 
 export const fingerprintPattern = /^[A-Za-z0-9._-]{1,64}:[A-Za-z0-9._-]{1,128}$/;
 
@@ -20,7 +23,7 @@ const truncatedTo = (maxBytes: number) => z.string().transform((text) => truncat
 
 /** A breadcrumb as stored and returned. */
 export const breadcrumbSchema = z.object({
-  timestamp: timestampSchema.optional(),
+  timestamp: z.number().optional(),
   category: z.string().max(64).optional(),
   message: z.string().optional(),
   level: z.string().max(16).optional(),
@@ -40,7 +43,7 @@ export const requestInfoSchema = z.object({
 const eventFields = {
   eventId: prefixedId('evt_', 64),
   type: z.enum(eventTypes),
-  timestamp: timestampSchema,
+  timestamp: eventTimestampSchema,
   platform: z.string().min(1).max(32).optional(),
   sdkVersion: z.string().regex(/^\d{1,9}(\.\d{1,9}){0,3}$/, 'must be dotted numeric, like 1.4.2').optional(),
   sessionId: prefixedId('session_', 128).optional(),
@@ -72,7 +75,7 @@ export const storedEventSchema = z.object({
   fingerprint: z.string(),
   breadcrumbs: z.array(breadcrumbSchema).optional(),
   /** The time the SDK claimed, kept when it was out of range and replaced by the time of receipt. */
-  clientTimestamp: z.int().optional(),
+  clientTimestamp: z.number().optional(),
 });
 
 export type EventInput = z.input<typeof eventSchema>;
@@ -102,7 +105,7 @@ export function judgeEvent(raw: unknown, context: { appKey: string; receivedAt: 
   if (nestingDepth(raw, limits.nestingDepth + 1) > limits.nestingDepth) {
     return { ok: false, eventId: claimedId, message: `nested deeper than ${limits.nestingDepth} levels` };
   }
-  const parsed = eventSchema.safeParse(raw);
+  const parsed = eventSchema.safeParse(storableJson(raw));
   if (!parsed.success) {
     return { ok: false, eventId: claimedId, message: summarize(detailsOf(parsed.error.issues)) };
   }

@@ -1,12 +1,20 @@
 // Grouping: which events are "the same problem". Pure and browser-safe, so SDKs compute
 // exactly what the server computes.
 
-const URL_PATTERN = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"()<>]+/gi;
-// Token edges are letters and digits only, so the id in "user_3f9a2c1b" or "chunk-12345678" is found too.
-const UUID_PATTERN = /(?<![0-9a-z])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9a-z])/gi;
-// 0x-prefixed, or 6+ hex characters with a digit (hashes, object ids); plain words like "facade" stay.
-const HEX_PATTERN = /(?<![0-9a-z])(?:0x[0-9a-f]+|(?=[a-f]*\d)[0-9a-f]{6,})(?![0-9a-z])/gi;
-const NUMBER_PATTERN = /\d+(?:\.\d+)?/g;
+// Every pattern here runs in linear time: stacks and messages come from the internet, and a pattern that
+// backtracks (like /(.*?)@(.+?):\d+$/) lets one 2 KB gzipped batch hold the event loop for seconds.
+const URL_PATTERN = /\b[a-z][a-z0-9+.-]{0,30}:\/\/[^\s'"()<>]+/gi;
+const UUID_PATTERN = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+const DECIMAL_PATTERN = /\d+(?:\.\d+)+/g;
+const TOKEN_PATTERN = /[0-9a-z]+/gi;
+
+/** Only so much of a message decides its group; the rest is never scanned. */
+const MESSAGE_SCAN_CHARS = 2048;
+
+/** A run of letters and digits that is an id or a number: 42, 0x1f, 3f9a2c1b (hex with a digit, 6+ long). */
+function isVariableToken(token: string): boolean {
+  return /^\d+$/.test(token) || /^0x[0-9a-f]+$/i.test(token) || (token.length >= 6 && /^[0-9a-f]+$/i.test(token) && /\d/.test(token));
+}
 
 /**
  * The message with what varies between occurrences (URLs, ids, numbers) replaced by placeholders.
@@ -14,17 +22,18 @@ const NUMBER_PATTERN = /\d+(?:\.\d+)?/g;
  */
 export function normalizeMessage(message: string): string {
   return message
+    .slice(0, MESSAGE_SCAN_CHARS)
     .replace(URL_PATTERN, '<url>')
     .replace(UUID_PATTERN, '<uuid>')
-    .replace(HEX_PATTERN, '<n>')
-    .replace(NUMBER_PATTERN, '<n>')
+    .replace(DECIMAL_PATTERN, '<n>')
+    .replace(TOKEN_PATTERN, (token) => (isVariableToken(token) ? '<n>' : token.replace(/\d+/g, '<n>')))
     .replace(/\s+/g, ' ')
     .trim();
 }
 
 /** A path segment that names one record rather than an endpoint: 17, 3f9a2c1b, a uuid, a long random token. */
 function isIdSegment(segment: string): boolean {
-  return /^\d+$/.test(segment) || /^(?=[^\d]*\d)[0-9a-f-]{6,}$/i.test(segment) || /^(?=[^\d]*\d)(?=.*[a-z])[A-Za-z0-9_-]{16,}$/i.test(segment);
+  return /^\d+$/.test(segment) || (segment.length >= 6 && /^[0-9a-f-]+$/i.test(segment) && /\d/.test(segment)) || (segment.length >= 16 && /^[\w-]+$/.test(segment) && /\d/.test(segment) && /[a-z]/i.test(segment));
 }
 
 /** A URL reduced to what identifies an endpoint: origin and path, record ids in the path replaced (versions like v1 stay). */
@@ -40,26 +49,68 @@ export function normalizeUrl(url: string): string {
     .join('/');
 }
 
-// V8: "    at fn (file:1:2)" or "    at file:1:2". Firefox/Safari: "fn@file:1:2", which must end in
-// line and column, so a V8 header line like "Error: bad address bob@example.com" is not taken for a frame.
-const V8_FRAME = /^\s*at (?:(.+?) \()?(.+?)(?::\d+)?(?::\d+)?\)?$/;
-const GECKO_FRAME = /^\s*(.*?)@(.+?):\d+(?::\d+)?$/;
+/** Cuts a trailing ":line" or ":line:col"; null when the location has none. */
+function withoutLineAndColumn(location: string): string | null {
+  let end = location.length;
+  let cuts = 0;
+  while (cuts < 2) {
+    let digits = end;
+    while (digits > 0 && location.charCodeAt(digits - 1) >= 48 && location.charCodeAt(digits - 1) <= 57) digits--;
+    if (digits === end || location[digits - 1] !== ':') break;
+    end = digits - 1;
+    cuts++;
+  }
+  return cuts === 0 ? null : location.slice(0, end);
+}
 
+/** One stack line as [function, location], or null when it is not a frame (a header line, a message line). */
+function parseFrame(line: string): [string, string] | null {
+  const text = line.trim();
+  if (text.startsWith('at ')) {
+    // V8: "at fn (file:1:2)", "at file:1:2", "at async fn (file:1:2)"
+    const body = text.slice(3);
+    const open = body.endsWith(')') ? body.lastIndexOf(' (') : -1;
+    const [fn, location] = open >= 0 ? [body.slice(0, open), body.slice(open + 2, -1)] : ['', body];
+    return [fn, withoutLineAndColumn(location) ?? location];
+  }
+  // Firefox and Safari: "fn@file:1:2" or "@file:1:2"; it must end in a line number, so that a V8 header
+  // line such as "Error: bad address bob@example.com" is not taken for a frame.
+  const at = text.indexOf('@');
+  if (at < 0) return null;
+  const location = withoutLineAndColumn(text.slice(at + 1));
+  return location === null ? null : [text.slice(0, at), location];
+}
+
+/** Content hashes in bundle names change with every deploy: app.3f9a2c1b.js, index-D8s7xX3k.js -> app.<hash>.js */
 function fileName(location: string): string {
   const path = location.split(/[?#]/, 1)[0] ?? '';
   const base = path.slice(path.lastIndexOf('/') + 1);
-  // Content hashes in bundle names change with every deploy: app.3f9a2c1b.js, index-D8s7xX3k.js -> app.<hash>.js
-  return base.replace(/[.-](?=[^./]*\d)(?=[^./]*[A-Za-z])[A-Za-z0-9_]{6,}(?=\.[A-Za-z]+$)/g, '.<hash>');
+  const parts = base.split(/([.-])/);
+  // parts alternate name, separator, name...; the last name is the extension.
+  for (let i = 2; i < parts.length - 1; i += 2) {
+    const part = parts[i] ?? '';
+    if (part.length >= 6 && /^\w+$/.test(part) && /\d/.test(part) && /[a-z]/i.test(part)) {
+      parts[i] = '<hash>';
+      parts[i - 1] = '.';
+    }
+  }
+  return parts.join('');
 }
+
+/** Frames sit at the top; a stack this long or a line this wide is noise, not more evidence. */
+const STACK_SCAN_LINES = 100;
+const FRAME_LINE_CHARS = 1024;
 
 /** The first frames of a stack trace as "function@file", line and column left out so a redeploy keeps the group. */
 export function topFrames(stack: string, count = 5): string[] {
   const frames: string[] = [];
-  for (const line of stack.split(/\r?\n/)) {
+  const lines = stack.split('\n', STACK_SCAN_LINES);
+  for (const line of lines) {
     if (frames.length >= count) break;
-    const match = V8_FRAME.exec(line) ?? GECKO_FRAME.exec(line);
-    if (!match?.[2]) continue;
-    frames.push(`${match[1]?.trim() || '?'}@${fileName(match[2])}`);
+    if (line.length > FRAME_LINE_CHARS) continue;
+    const frame = parseFrame(line);
+    if (!frame) continue;
+    frames.push(`${frame[0].trim() || '?'}@${fileName(frame[1])}`);
   }
   return frames;
 }

@@ -1,6 +1,7 @@
 // Issues: events grouped by app and fingerprint, their ids, paging cursors and counter math.
 import { z } from 'zod';
 import { displayMessage, errorTypeOf, type StoredEvent } from './event';
+import { isStorableText } from './text';
 
 export interface Issue {
   id: string;
@@ -34,7 +35,8 @@ export interface IssueCursor {
   fingerprint: string;
 }
 
-const cursorSchema = z.tuple([z.int().min(0), z.string().min(1).max(128), z.string().min(1).max(200)]);
+const cursorText = (max: number) => z.string().min(1).max(max).refine(isStorableText);
+const cursorSchema = z.tuple([z.int().min(0), cursorText(128), cursorText(200)]);
 
 function toBase64Url(text: string): string {
   return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');

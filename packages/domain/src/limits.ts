@@ -26,6 +26,6 @@ export const sessionPolicy = {
   idleMs: 30 * 24 * 60 * 60 * 1000,
   /** Hard cap from login, whatever the activity. */
   absoluteMs: 90 * 24 * 60 * 60 * 1000,
-  /** Write the slid expiry back only when this much of the idle window is used, to spare a write per request. */
-  refreshAfterMs: 24 * 60 * 60 * 1000,
+  /** Write the slid expiry back at most once a minute per session: a write per request is waste, a day would end sessions early. */
+  refreshAfterMs: 60 * 1000,
 } as const;

@@ -14,17 +14,22 @@ export interface Bucket {
 
 export type TakeResult = { ok: true } | { ok: false; retryAfterSeconds: number };
 
-/** Spends `cost` tokens if the bucket holds them; mutates the bucket. */
-export function takeTokens(bucket: Bucket, policy: BucketPolicy, cost: number, now: number): TakeResult {
+function refill(bucket: Bucket, policy: BucketPolicy, now: number): void {
   const elapsedSeconds = Math.max(0, now - bucket.updatedAt) / 1000;
   bucket.tokens = Math.min(policy.burst, bucket.tokens + elapsedSeconds * policy.ratePerSecond);
   bucket.updatedAt = now;
-  if (cost <= bucket.tokens) {
+}
+
+/** Spends `cost` tokens if the bucket holds them (a cost of 0 only checks that one is left); mutates the bucket. */
+export function takeTokens(bucket: Bucket, policy: BucketPolicy, cost: number, now: number): TakeResult {
+  refill(bucket, policy, now);
+  if (cost === 0 && bucket.tokens >= 1) return { ok: true };
+  if (cost > 0 && cost <= bucket.tokens) {
     bucket.tokens -= cost;
     return { ok: true };
   }
   // A cost above the burst can never fit: answer with the wait for a full bucket.
-  const missing = Math.min(cost, policy.burst) - bucket.tokens;
+  const missing = Math.min(Math.max(cost, 1), policy.burst) - bucket.tokens;
   return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(missing / policy.ratePerSecond)) };
 }
 

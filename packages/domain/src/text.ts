@@ -26,3 +26,52 @@ export function nestingDepth(value: unknown, limit: number): number {
   }
   return deepest + 1;
 }
+
+// PostgreSQL text and jsonb cannot hold U+0000, and UTF-8 cannot hold a lone surrogate.
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
+
+export function isStorableText(text: string): boolean {
+  return !UNSTORABLE.test(text);
+}
+
+export const UNSTORABLE_MESSAGE = 'contains a NUL character or an unpaired surrogate';
+
+/** NUL removed, lone surrogates replaced by U+FFFD: what an event says is kept, in a form the database takes. */
+export function storableText(text: string): string {
+  return isStorableText(text) ? text : text.replace(UNSTORABLE_ALL, (char) => (char === '\u0000' ? '' : '\ufffd'));
+}
+
+/** A copy of a JSON value with every string and key made storable. Call after the nesting check: it recurses. */
+export function storableJson(value: unknown): unknown {
+  if (typeof value === 'string') return storableText(value);
+  if (Array.isArray(value)) return value.map(storableJson);
+  if (value !== null && typeof value === 'object') {
+    const copy: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(value)) {
+      // defineProperty, not assignment: a "__proto__" key stays a plain key instead of replacing the prototype.
+      Object.defineProperty(copy, storableText(key), { value: storableJson(child), enumerable: true, writable: true, configurable: true });
+    }
+    return copy;
+  }
+  return value;
+}
+
+/**
+ * Empties every object or array found at `maxDepth` (the root is depth 1), without recursion.
+ * Bodies can nest a million levels within 1 MiB; past this point nothing is read, and what was cut still
+ * counts one level deeper than allowed, so depth rules downstream see it as too deep.
+ */
+export function pruneNesting(root: unknown, maxDepth: number): void {
+  const stack: Array<[Record<string, unknown>, number]> = [];
+  if (root !== null && typeof root === 'object') stack.push([root as Record<string, unknown>, 1]);
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [Record<string, unknown>, number];
+    for (const key of Object.keys(node)) {
+      const child = node[key];
+      if (child === null || typeof child !== 'object') continue;
+      if (depth + 1 >= maxDepth) node[key] = Array.isArray(child) ? [] : {};
+      else stack.push([child as Record<string, unknown>, depth + 1]);
+    }
+  }
+}

@@ -33,6 +33,14 @@ export function createApp(options: AppOptions) {
   app.set('query parser', parseQueryString);
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
 
+  // These paths exist for GET only; other methods get 405 like the API paths.
+  const getOnly: express.RequestHandler = (req, res, next) => {
+    if (req.method === 'GET') return next();
+    res.setHeader('Allow', 'GET');
+    next(new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use GET`));
+  };
+  app.all(['/healthz', '/readyz', '/api/openapi.json'], getOnly);
+
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -55,6 +63,8 @@ export function createApp(options: AppOptions) {
       router: appRouter,
       createContext: ({ req }) => createContext({ req }),
       maxBodySize: 1024 * 1024,
+      // One call per request, as over REST: a batch would let one small request fan out into many queries.
+      allowBatching: false,
       onError: ({ error, req }) => logError(toAppError(error), req as Request),
     }),
   );

@@ -3,7 +3,7 @@
 // success statuses and the error body.
 import type { IncomingMessage } from 'node:http';
 import { type Context, appRouter, routesForPath, successStatus, toAppError } from '@collector/api';
-import { AppError, limits } from '@collector/domain';
+import { AppError, limits, pruneNesting } from '@collector/domain';
 import cors from 'cors';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
@@ -50,7 +50,13 @@ function parseBody(limitBytes: number) {
     }
     // Refuse a declared oversize body before reading it; a compressed one is checked as it inflates.
     if (Number(req.headers['content-length'] ?? 0) > limitBytes) return next(new AppError('PAYLOAD_TOO_LARGE', 'the body is over the limit'));
-    json(req, res, (error?: unknown) => (error ? next(bodyError(error as { type?: string })) : next()));
+    json(req, res, (error?: unknown) => {
+      if (error) return next(bodyError(error as { type?: string }));
+      // Body > events > event: anything deeper than an event may nest is cut, so no later step (zod, tRPC's
+      // JSON.stringify) recurses a million levels; the cut still reads as too deep, and that event is rejected.
+      pruneNesting(req.body, limits.nestingDepth + 3);
+      next();
+    });
   };
 }
 

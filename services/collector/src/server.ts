@@ -47,6 +47,22 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     rateLimits: { ...defaultRateLimits, ...options.rateLimits },
   });
   const server = app.listen(options.port, options.host ?? '::');
+  // Requests Node's HTTP parser refuses (bad header bytes, oversize headers, a body longer than its
+  // Content-Length) never reach Express; answer them with the contract's JSON body too.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const headersTooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const status = headersTooLarge ? '413 Payload Too Large' : '400 Bad Request';
+    const body = JSON.stringify({
+      error: headersTooLarge
+        ? { code: 'PAYLOAD_TOO_LARGE', message: 'the request headers are too large' }
+        : { code: 'VALIDATION_FAILED', message: 'the request is not valid HTTP' },
+    });
+    socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))]).catch(async (error) => {
     await database.close();
     throw error;

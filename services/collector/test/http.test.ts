@@ -1,4 +1,5 @@
 // The HTTP surface as a whole: routing errors, probes, the OpenAPI document, the tRPC endpoint.
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { signUp, startTestServer } from './harness';
 
@@ -23,6 +24,31 @@ describe('routing', () => {
     expect(reply.status).toBe(405);
     expect(reply.headers.get('allow')).toBe(allow);
     expect(reply.body.error.code).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  it.each(['/healthz', '/readyz', '/api/openapi.json'])('answers 405 with Allow: GET to POST %s', async (path) => {
+    const reply = await server.call('POST', path, { body: {} });
+    expect(reply.status).toBe(405);
+    expect(reply.headers.get('allow')).toBe('GET');
+    expect(reply.body.error.code).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  it('answers requests the HTTP parser refuses with the JSON error body', async () => {
+    const { port } = new URL(server.url);
+    const rawReply = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.end(request));
+        let data = '';
+        socket.on('data', (chunk) => (data += chunk));
+        socket.on('close', () => resolve(data));
+        socket.on('error', reject);
+      });
+    const badHeader = await rawReply('GET /api/apps HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \u0001abc\r\n\r\n');
+    expect(badHeader).toMatch(/^HTTP\/1.1 400/);
+    expect(JSON.parse(badHeader.slice(badHeader.indexOf('\r\n\r\n') + 4)).error.code).toBe('VALIDATION_FAILED');
+    const hugeHeaders = await rawReply(`GET /api/issues?appKey=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(hugeHeaders).toMatch(/^HTTP\/1.1 413/);
+    expect(hugeHeaders).toContain('"PAYLOAD_TOO_LARGE"');
   });
 
   it('answers every error as JSON with only the error field', async () => {
@@ -81,10 +107,10 @@ describe('OpenAPI document', () => {
       ].sort(),
     );
     const statuses = Object.fromEntries(operations.map((operation) => [operation.route, Object.keys(operation.responses).sort()]));
-    expect(statuses['POST /api/auth/register']).toEqual(['201', '400', '409', '413', '415', '429', '500', '503']);
-    expect(statuses['POST /api/auth/logout']).toEqual(['204', '401', '500', '503']);
-    expect(statuses['POST /api/events/batch']).toEqual(['200', '400', '403', '413', '415', '429', '500', '503']);
-    expect(statuses['GET /api/issues/{id}']).toEqual(['200', '400', '401', '404', '500', '503']);
+    expect(statuses['POST /api/auth/register']).toEqual(['201', '400', '405', '409', '413', '415', '429', '500', '503']);
+    expect(statuses['POST /api/auth/logout']).toEqual(['204', '400', '401', '405', '413', '415', '500', '503']);
+    expect(statuses['POST /api/events/batch']).toEqual(['200', '400', '403', '405', '413', '415', '429', '500', '503']);
+    expect(statuses['GET /api/issues/{id}']).toEqual(['200', '400', '401', '404', '405', '500', '503']);
     for (const operation of operations.filter((each) => each.route.includes('/api/') && !each.route.includes('openapi'))) {
       for (const [code, response] of Object.entries(operation.responses)) {
         if (Number(code) >= 400) expect(response.content['application/json'].schema, `${operation.route} ${code}`).toEqual({ $ref: '#/components/schemas/Error' });
@@ -115,6 +141,18 @@ describe('OpenAPI document', () => {
 });
 
 describe('tRPC endpoint for the typed client', () => {
+  it('does not batch: one request is one call', async () => {
+    const reply = await server.call('GET', `/trpc/${Array.from({ length: 50 }, () => 'auth.me').join(',')}?batch=1`);
+    expect(reply.status).toBeGreaterThanOrEqual(400);
+    expect(reply.status).toBeLessThan(500);
+  });
+
+  it('reports an unparseable body as INVALID_JSON', async () => {
+    const reply = await server.call('POST', '/trpc/auth.login', { rawBody: '{bad', headers: { 'content-type': 'application/json' } });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.data.appError.code).toBe('INVALID_JSON');
+  });
+
   it('serves the same router at /trpc with the contract code in the error data', async () => {
     const reply = await server.call('GET', '/trpc/auth.me');
     expect(reply.status).toBe(401);

@@ -11,12 +11,17 @@ export const loginRoute = publicProcedure
   .output(ZLoginResponseSchema)
   .mutation(async ({ ctx, input }) => {
     const now = ctx.clock();
-    ctx.rateLimiters.authByAddress.take(ctx.clientAddress, 1, now);
-    ctx.rateLimiters.authByEmail.take(input.email, 1, now);
+    // Throttled on failures: a spent budget refuses even the right password, but successes spend nothing.
+    ctx.rateLimiters.authByAddress.take(ctx.clientAddress, 0, now);
+    ctx.rateLimiters.authByEmail.take(input.email, 0, now);
     const row = await findUserByEmail(ctx.db, input.email);
     // Always one argon2 verification, against a decoy when the e-mail is unknown.
     const valid = await verifyPassword(row?.password_hash, input.password);
-    if (!row || !valid) fail('INVALID_CREDENTIALS', 'wrong e-mail or password');
+    if (!row || !valid) {
+      ctx.rateLimiters.authByAddress.take(ctx.clientAddress, 1, now);
+      ctx.rateLimiters.authByEmail.take(input.email, 1, now);
+      fail('INVALID_CREDENTIALS', 'wrong e-mail or password');
+    }
     const token = await createSession(ctx.db, row.id, now);
     return { token, user: toUser(row) };
   });

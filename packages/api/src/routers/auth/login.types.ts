@@ -1,4 +1,4 @@
-import { limits } from '@collector/domain';
+import { isStorableText, limits, UNSTORABLE_MESSAGE } from '@collector/domain';
 import { z } from 'zod';
 import { ZAuthResponseSchema } from '../../schemas';
 import type { Meta } from '../../trpc';
@@ -17,7 +17,7 @@ export const loginMeta: Meta = {
 
 // No format rules here: a sign-in must not tell which e-mails could exist; it only has to fail.
 export const ZLoginRequestSchema = z.object({
-  email: z.string().trim().max(limits.emailChars).toLowerCase(),
+  email: z.string().trim().max(limits.emailChars).toLowerCase().refine(isStorableText, UNSTORABLE_MESSAGE),
   password: z.string().max(limits.passwordMaxChars),
 });
 export const ZLoginResponseSchema = ZAuthResponseSchema;

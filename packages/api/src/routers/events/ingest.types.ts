@@ -1,4 +1,4 @@
-import { limits } from '@collector/domain';
+import { isStorableText, limits, UNSTORABLE_MESSAGE } from '@collector/domain';
 import { z } from 'zod';
 import type { Meta } from '../../trpc';
 
@@ -21,7 +21,7 @@ export const ingestMeta: Meta = {
 };
 
 export const ZIngestRequestSchema = z.object({
-  appKey: z.string().min(1).max(128),
+  appKey: z.string().min(1).max(128).refine(isStorableText, UNSTORABLE_MESSAGE),
   // Elements are judged one by one in the procedure, so one bad event does not fail the batch.
   events: z
     .array(z.unknown())

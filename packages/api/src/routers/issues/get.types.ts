@@ -1,4 +1,4 @@
-import { limits } from '@collector/domain';
+import { isStorableText, limits, UNSTORABLE_MESSAGE } from '@collector/domain';
 import { z } from 'zod';
 import { queryPageSize, ZEventSchema, ZIssueSchema } from '../../schemas';
 import type { Meta } from '../../trpc';
@@ -24,7 +24,7 @@ function decodePathParameter(value: string): string {
 }
 
 export const ZGetIssueRequestSchema = z.object({
-  id: z.string().min(1).max(600).transform(decodePathParameter).meta({ description: '<appKey>:<fingerprint>' }),
+  id: z.string().min(1).max(600).transform(decodePathParameter).refine(isStorableText, UNSTORABLE_MESSAGE).meta({ description: '<appKey>:<fingerprint>' }),
   limit: queryPageSize(limits.pageSizeDefault),
 });
 
