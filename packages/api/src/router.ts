@@ -9,13 +9,14 @@ import { ingestRoute } from './routers/events/ingest';
 import { getIssueRoute } from './routers/issues/get';
 import { listIssuesRoute } from './routers/issues/list';
 import { overviewRoute } from './routers/overview/get';
+import { timeseriesRoute } from './routers/overview/timeseries';
 import { router } from './trpc';
 
 export const appRouter = router({
   events: router({ ingest: ingestRoute }),
   auth: router({ register: registerRoute, login: loginRoute, logout: logoutRoute, me: meRoute }),
   apps: router({ list: listAppsRoute, create: createAppRoute }),
-  overview: router({ get: overviewRoute }),
+  overview: router({ get: overviewRoute, timeseries: timeseriesRoute }),
   issues: router({ list: listIssuesRoute, get: getIssueRoute }),
 });
 

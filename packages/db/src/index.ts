@@ -8,3 +8,4 @@ export * from './schema';
 export * from './sessions';
 export * from './users';
 export { sql } from 'kysely';
+export * from './timeseries';

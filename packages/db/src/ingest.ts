@@ -1,5 +1,5 @@
 // The write path: a batch's accepted events and every counter they move, in one transaction.
-import { issueDeltas, type StoredEvent } from '@collector/domain';
+import { hourlyCounts, issueDeltas, type StoredEvent } from '@collector/domain';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema';
 
@@ -96,6 +96,19 @@ export async function storeEvents(db: Kysely<Database>, appKey: string, events: 
         .execute();
       newUsers = rows.length;
     }
+
+    const hours = hourlyCounts(fresh);
+    await trx
+      .insertInto('app_hourly')
+      .values(hours.map((hour) => ({ app_key: appKey, hour_start: hour.start, events: hour.events, errors: hour.errors, failed_requests: hour.failedRequests })))
+      .onConflict((oc) =>
+        oc.columns(['app_key', 'hour_start']).doUpdateSet({
+          events: sql`app_hourly.events + excluded.events`,
+          errors: sql`app_hourly.errors + excluded.errors`,
+          failed_requests: sql`app_hourly.failed_requests + excluded.failed_requests`,
+        }),
+      )
+      .execute();
 
     const errors = fresh.filter((event) => event.type === 'error').length;
     await trx

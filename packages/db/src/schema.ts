@@ -70,6 +70,15 @@ export interface AppUsersTable {
   anonymous_id: string;
 }
 
+/** Events per app and UTC hour (hour_start: ms, a multiple of 3,600,000). */
+export interface AppHourlyTable {
+  app_key: string;
+  hour_start: number;
+  events: number;
+  errors: number;
+  failed_requests: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -79,6 +88,7 @@ export interface Database {
   issues: IssuesTable;
   issue_users: IssueUsersTable;
   app_users: AppUsersTable;
+  app_hourly: AppHourlyTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -8,3 +8,4 @@ export * from './limits';
 export * from './rate-limit';
 export * from './text';
 export * from './validation';
+export * from './timeseries';

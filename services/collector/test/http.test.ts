@@ -97,6 +97,7 @@ describe('OpenAPI document', () => {
         'GET /api/issues/{id}',
         'GET /api/openapi.json',
         'GET /api/overview',
+        'GET /api/overview/timeseries',
         'GET /healthz',
         'GET /readyz',
         'POST /api/apps',
