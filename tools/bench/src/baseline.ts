@@ -1,0 +1,161 @@
+// The bare baseline the collector is measured against: node:http and one SQL statement per batch, nothing else.
+// No framework, no validation, no app lookup, no per-user counters. It parses the JSON batch, derives a cheap issue key,
+// and writes the events plus the issue counters with ONE statement (autocommit), answering after that commit.
+//
+// Run as a child process by main.ts:
+//   PORT=... HOST=127.0.0.1 APP_KEY=... (DATABASE_URL=postgres://... [POOL_SIZE=10] | DATA_DIR=/tmp/...) node --import tsx src/baseline.ts
+// The schema is the collector's own (its migrations), so both servers write the same tables and indexes.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { PGlite } from '@electric-sql/pglite';
+import { migrateToLatest, openDatabase } from '@collector/db';
+import pg from 'pg';
+
+// One statement: unnest the batch, insert the events (duplicates skipped), upsert the issues of the rows actually
+// inserted (in fingerprint order, so concurrent batches lock issue rows in one order), report how many were stored.
+const INSERT_BATCH = `
+WITH src AS (
+  SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::int8[], $7::text[], $8::text[], $9::text[], $10::text[])
+    AS e(event_id, fingerprint, type, ts, anonymous_id, message, error_type, payload)
+), ins AS (
+  INSERT INTO events (app_key, event_id, fingerprint, type, timestamp, received_at, anonymous_id, payload)
+  SELECT $1, event_id, fingerprint, type, ts, $2, anonymous_id, payload::jsonb FROM src
+  ON CONFLICT DO NOTHING
+  RETURNING event_id
+), up AS (
+  INSERT INTO issues (app_key, fingerprint, message, error_type, event_count, user_count, first_seen_at, last_seen_at)
+  SELECT $1, s.fingerprint, min(s.message), min(s.error_type), count(*), 0, min(s.ts), max(s.ts)
+  FROM src s JOIN ins USING (event_id)
+  GROUP BY s.fingerprint
+  ORDER BY s.fingerprint
+  ON CONFLICT (app_key, fingerprint) DO UPDATE SET
+    event_count = issues.event_count + excluded.event_count,
+    first_seen_at = least(issues.first_seen_at, excluded.first_seen_at),
+    last_seen_at = greatest(issues.last_seen_at, excluded.last_seen_at)
+)
+SELECT count(*)::int AS stored FROM ins`;
+
+interface RawEvent {
+  eventId: string;
+  type: string;
+  timestamp: number;
+  anonymousId?: string;
+  errorType?: string;
+  message?: string;
+  request?: { method?: string; url?: string; status?: number };
+}
+
+/** FNV-1a, 32 bits: enough to tell ~200 problems apart. */
+function fnv(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16);
+}
+
+/** The batch as the statement's column arrays. The issue key is error type + message with digits removed: cheap, no stack parsing. */
+function toColumns(events: RawEvent[]) {
+  const n = events.length;
+  const ids = new Array<string>(n);
+  const fingerprints = new Array<string>(n);
+  const types = new Array<string>(n);
+  const timestamps = new Array<number>(n);
+  const users = new Array<string | null>(n);
+  const messages = new Array<string>(n);
+  const errorTypes = new Array<string>(n);
+  const payloads = new Array<string>(n);
+  for (let i = 0; i < n; i++) {
+    const event = events[i] as RawEvent;
+    const errorType = event.errorType ?? event.type;
+    const message = event.message ?? `${event.request?.method} ${event.request?.url?.split('?', 1)[0]} failed with ${event.request?.status}`;
+    ids[i] = event.eventId;
+    fingerprints[i] = `${errorType}:${fnv(message.replace(/[0-9]+/g, ''))}`;
+    types[i] = event.type;
+    timestamps[i] = event.timestamp;
+    users[i] = event.anonymousId ?? null;
+    messages[i] = message;
+    errorTypes[i] = errorType;
+    payloads[i] = JSON.stringify(event);
+  }
+  return [ids, fingerprints, types, timestamps, users, messages, errorTypes, payloads];
+}
+
+type Query = (text: string, params: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
+
+async function openStore(appKey: string): Promise<{ query: Query; close(): Promise<void> }> {
+  const url = process.env.DATABASE_URL;
+  const dataDir = process.env.DATA_DIR;
+  // Same schema as the collector's: its migrations, then the app row the events reference.
+  const migrating = await openDatabase(url ? { url } : { dataDir });
+  await migrateToLatest(migrating.db);
+  await migrating.close();
+
+  let query: Query;
+  let close: () => Promise<void>;
+  if (url) {
+    const pool = new pg.Pool({ connectionString: url, max: Number(process.env.POOL_SIZE ?? 10) });
+    query = (text, params) => pool.query(text, params);
+    close = () => pool.end();
+  } else {
+    const db = await PGlite.create(dataDir as string);
+    query = (text, params) => db.query(text, params) as Promise<{ rows: Record<string, unknown>[] }>;
+    close = () => db.close();
+  }
+  const now = Date.now();
+  await query(`INSERT INTO users (id, email, password_hash, created_at) VALUES ('usr_baseline', 'baseline@bench.invalid', '-', $1) ON CONFLICT DO NOTHING`, [now]);
+  await query(`INSERT INTO apps (app_key, user_id, name, type, created_at) VALUES ($1, 'usr_baseline', 'baseline', 'web', $2) ON CONFLICT DO NOTHING`, [appKey, now]);
+  await query(`INSERT INTO app_totals (app_key) VALUES ($1) ON CONFLICT DO NOTHING`, [appKey]);
+  return { query, close };
+}
+
+function send(res: ServerResponse, status: number, body: unknown) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function main() {
+  const appKey = process.env.APP_KEY ?? 'app_baseline';
+  const store = await openStore(appKey);
+
+  const ingest = async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let batch: { appKey: string; events: RawEvent[] };
+    try {
+      batch = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      return send(res, 400, { error: { code: 'INVALID_JSON', message: 'body is not JSON' } });
+    }
+    const receivedAt = Date.now();
+    const { rows } = await store.query(INSERT_BATCH, [batch.appKey, receivedAt, ...toColumns(batch.events)]);
+    const stored = (rows[0]?.stored as number) ?? 0;
+    send(res, 200, { accepted: batch.events.length, duplicates: batch.events.length - stored, rejected: [] });
+  };
+
+  const server = createServer((req, res) => {
+    if (req.method === 'POST' && req.url === '/api/events/batch') {
+      ingest(req, res).catch((error: Error) => {
+        console.error(error);
+        if (!res.headersSent) send(res, 500, { error: { code: 'INTERNAL', message: error.message } });
+      });
+    } else if (req.url === '/readyz') {
+      send(res, 200, { status: 'ready' });
+    } else {
+      send(res, 404, { error: { code: 'NOT_FOUND', message: 'no such route' } });
+    }
+  });
+  server.listen(Number(process.env.PORT ?? 3200), process.env.HOST ?? '127.0.0.1');
+
+  const stop = () => {
+    server.close(() => {
+      store.close().then(() => process.exit(0), () => process.exit(1));
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,489 @@
+// `pnpm bench`: ingestion throughput of the collector against a bare baseline server, on the same machine, in one run.
+//
+//   pnpm bench                 PostgreSQL on 127.0.0.1:5432 (fresh databases, dropped at the end)
+//   pnpm bench --embedded      embedded backend: collector on PGlite in a temp folder vs a bare PGlite server
+//   pnpm bench --all           both, one after the other
+//   options: --seconds 10 --rounds 2 --warmup 3 --connections 32 --pool 10 --skip-paced --paced-share 0.8
+//            --profile (both servers under --cpu-prof, summarised at the end) --node-args "..." --pg-url URL
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { createEventSource, type EventSource } from './events';
+import { closedLoopRound, emptyTally, pacedRound, type Tally, type Target } from './load';
+import { type Child, freePort, machineBusyMs, postgresCpuMs, processCpuMs, startChild, watchMemory } from './procs';
+import { busyMs, summarizeProfile } from './profile';
+
+const { values: flags } = parseArgs({
+  options: {
+    embedded: { type: 'boolean', default: false },
+    all: { type: 'boolean', default: false },
+    seconds: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '2' },
+    warmup: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '32' },
+    pool: { type: 'string', default: '10' },
+    'skip-paced': { type: 'boolean', default: false },
+    'paced-share': { type: 'string', default: '0.8' },
+    profile: { type: 'boolean', default: false },
+    'node-args': { type: 'string', default: '' },
+    'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    help: { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+
+if (flags.help) {
+  console.log(readHeader());
+  process.exit(0);
+}
+
+function readHeader() {
+  return `pnpm bench [--embedded | --all] [--seconds 10] [--rounds 2] [--warmup 3] [--connections 32] [--pool 10]
+           [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`;
+}
+
+const number = (name: keyof typeof flags, min: number, max: number): number => {
+  const value = Number(flags[name]);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    console.error(`--${name}: expected a number from ${min} to ${max}`);
+    process.exit(2);
+  }
+  return value;
+};
+const options = {
+  seconds: number('seconds', 1, 600),
+  rounds: number('rounds', 1, 20),
+  warmup: number('warmup', 0, 60),
+  connections: number('connections', 1, 1000),
+  pool: number('pool', 1, 200),
+  pacedShare: number('paced-share', 0.05, 1),
+};
+const adminUrl = new URL(flags['pg-url'] as string);
+if (!['127.0.0.1', 'localhost', '[::1]'].includes(adminUrl.hostname)) {
+  console.error('--pg-url: the bench only talks to a local PostgreSQL (127.0.0.1)');
+  process.exit(2);
+}
+
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const cleanups: (() => Promise<void> | void)[] = [];
+async function cleanup() {
+  while (cleanups.length > 0) {
+    try {
+      await cleanups.pop()?.();
+    } catch (error) {
+      console.error('cleanup:', (error as Error).message);
+    }
+  }
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping servers and dropping the bench databases`);
+    void cleanup().then(() => process.exit(130));
+  });
+}
+
+// ---------------------------------------------------------------- backends
+
+interface Store {
+  describe: string;
+  collectorEnv: Record<string, string>;
+  baselineEnv: Record<string, string>;
+  /** Read once the servers are stopped. */
+  count(which: 'collector' | 'baseline'): Promise<Counts>;
+  /** Samples what the server's database sessions are doing (PostgreSQL only) until the returned function is called. */
+  watchSessions?(which: 'collector' | 'baseline'): () => Promise<string>;
+}
+
+interface Counts {
+  events: number;
+  issues: number;
+  issueEvents: number;
+  /** app_totals.events of the app (the collector maintains it; the baseline does not). */
+  totals: number | null;
+}
+
+const COUNT_SQL = {
+  events: 'select count(*)::int8::text as n from events',
+  issues: 'select count(*)::int8::text as n, coalesce(sum(event_count), 0)::int8::text as e from issues',
+  totals: 'select coalesce(sum(events), 0)::int8::text as n, count(*)::int as apps from app_totals',
+};
+
+async function countWith(query: (text: string) => Promise<Record<string, unknown>[]>, withTotals: boolean): Promise<Counts> {
+  const [events] = await query(COUNT_SQL.events);
+  const [issues] = await query(COUNT_SQL.issues);
+  const [totals] = await query(COUNT_SQL.totals);
+  return {
+    events: Number(events?.n),
+    issues: Number(issues?.n),
+    issueEvents: Number(issues?.e),
+    totals: withTotals ? Number(totals?.n) : null,
+  };
+}
+
+async function postgresStore(): Promise<Store> {
+  const admin = new pg.Client({ connectionString: adminUrl.href });
+  await admin.connect();
+  const version = (await admin.query<{ server_version: string }>('show server_version')).rows[0]?.server_version;
+  const stamp = `${Date.now().toString(36)}_${process.pid}`;
+  const names = { collector: `bench_collector_${stamp}`, baseline: `bench_baseline_${stamp}` };
+  const urlOf = (db: string) => {
+    const url = new URL(adminUrl.href);
+    url.pathname = `/${db}`;
+    return url.href;
+  };
+  for (const db of Object.values(names)) {
+    await admin.query(`create database "${db}"`);
+    cleanups.push(async () => {
+      await admin.query(`drop database if exists "${db}" with (force)`);
+    });
+  }
+  cleanups.unshift(() => admin.end());
+  return {
+    describe: `PostgreSQL ${version} at ${adminUrl.host}; fresh databases ${names.collector}, ${names.baseline} (dropped at the end)`,
+    collectorEnv: { DATABASE_URL: urlOf(names.collector), DATABASE_POOL_SIZE: String(options.pool) },
+    baselineEnv: { DATABASE_URL: urlOf(names.baseline), POOL_SIZE: String(options.pool) },
+    watchSessions: (which) => {
+      // pg_stat_activity every 50 ms: how many of the server's connections are running, waiting (on what), or idle
+      // inside a transaction (waiting for the Node process to send the next statement).
+      const states = new Map<string, number>();
+      let samples = 0;
+      let busy: Promise<void> | undefined;
+      const timer = setInterval(() => {
+        if (busy) return;
+        busy = admin
+          .query<{ state: string; wait: string | null }>(
+            // For a lock wait, which statement waits (its first words): that names the contended table.
+            `select state, wait_event_type || ':' || wait_event
+                    || case when wait_event_type = 'Lock' then ' [' || left(regexp_replace(query, '\\s+', ' ', 'g'), 28) || ']' else '' end as wait
+               from pg_stat_activity
+              where datname = $1 and backend_type = 'client backend' and pid <> pg_backend_pid()`,
+            [names[which]],
+          )
+          .then(({ rows }) => {
+            samples++;
+            for (const row of rows) {
+              const key = row.state === 'active' ? (row.wait ?? 'running') : row.state;
+              states.set(key, (states.get(key) ?? 0) + 1);
+            }
+          })
+          .catch(() => {})
+          .finally(() => {
+            busy = undefined;
+          });
+      }, 50);
+      return async () => {
+        clearInterval(timer);
+        await busy;
+        return [...states]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 7)
+          .map(([key, n]) => `${key} ${(n / Math.max(samples, 1)).toFixed(1)}`)
+          .join(', ');
+      };
+    },
+    count: async (which) => {
+      const client = new pg.Client({ connectionString: urlOf(names[which]) });
+      await client.connect();
+      try {
+        return await countWith(async (text) => (await client.query(text)).rows, which === 'collector');
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+async function embeddedStore(): Promise<Store> {
+  const root = mkdtempSync(join(tmpdir(), 'collector-bench-'));
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+  const dirs = { collector: join(root, 'collector'), baseline: join(root, 'baseline') };
+  return {
+    describe: `embedded PostgreSQL (PGlite) in ${root} (removed at the end)`,
+    collectorEnv: { DATA_DIR: dirs.collector },
+    baselineEnv: { DATA_DIR: dirs.baseline },
+    count: async (which) => {
+      const db = await PGlite.create(dirs[which]);
+      try {
+        return await countWith(async (text) => (await db.query<Record<string, unknown>>(text)).rows, which === 'collector');
+      } finally {
+        await db.close();
+      }
+    },
+  };
+}
+
+// ---------------------------------------------------------------- servers
+
+async function startServers(store: Store, profileDir: string | undefined) {
+  const [collectorPort, baselinePort] = [await freePort(), await freePort()];
+  const extraArgs = (flags['node-args'] as string).split(/\s+/).filter(Boolean);
+  const profileArgs = (name: string) => [...extraArgs, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : [])];
+  const baselineAppKey = 'app_baseline_bench';
+  const [collector, baseline] = await Promise.all([
+    startChild({
+      name: 'collector',
+      script: join(repoRoot, 'services/collector/src/main.ts'),
+      cwd: repoRoot,
+      port: collectorPort,
+      nodeArgs: profileArgs('collector'),
+      env: { ...store.collectorEnv, PORT: String(collectorPort), HOST: '127.0.0.1', INGEST_RATE_LIMIT: '0', LOG_LEVEL: 'warn' },
+    }),
+    startChild({
+      name: 'baseline',
+      script: join(repoRoot, 'tools/bench/src/baseline.ts'),
+      cwd: repoRoot,
+      port: baselinePort,
+      nodeArgs: profileArgs('baseline'),
+      env: { ...store.baselineEnv, PORT: String(baselinePort), HOST: '127.0.0.1', APP_KEY: baselineAppKey },
+    }),
+  ]);
+  cleanups.push(() => collector.stop(), () => baseline.stop());
+
+  // An account and an app through the collector's own API: the app's key is what the SDK traffic carries.
+  const post = async (path: string, body: unknown, token?: string) => {
+    const response = await fetch(`${collector.origin}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    const json = (await response.json()) as Record<string, any>;
+    if (response.status !== 201) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const { token } = await post('/api/auth/register', { email: `bench-${Date.now()}@example.com`, password: 'bench passphrase for collector' });
+  const { app } = await post('/api/apps', { name: 'Bench shop', type: 'web' }, token);
+
+  return {
+    collector,
+    baseline,
+    targets: {
+      collector: { name: 'collector', origin: collector.origin, appKey: app.appKey as string } satisfies Target,
+      baseline: { name: 'baseline', origin: baseline.origin, appKey: baselineAppKey } satisfies Target,
+    },
+  };
+}
+
+// ---------------------------------------------------------------- one mode
+
+interface Row {
+  label: string;
+  target: string;
+  seconds: number;
+  eventsPerSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  non2xx: number;
+  errors: number;
+  accepted: number;
+  cpu: { server: number; postgres: number; loadgen: number; busy: number; other: number };
+  sessions: string;
+}
+
+const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+const pad = (text: string, width: number) => text.padStart(width);
+const MB = (mib: number) => (mib * 1024 * 1024) / 1e6;
+
+async function runMode(backend: 'postgres' | 'embedded') {
+  const started = Date.now();
+  const store = backend === 'postgres' ? await postgresStore() : await embeddedStore();
+  // Profiles are kept (open them in Chrome DevTools or speedscope); their folder is printed with the summary.
+  const profileDir = flags.profile ? mkdtempSync(join(tmpdir(), 'collector-bench-prof-')) : undefined;
+  const source: EventSource = createEventSource();
+  const { collector, baseline, targets } = await startServers(store, profileDir);
+  const children: Record<string, Child> = { collector, baseline };
+  const memory = { collector: watchMemory(collector.pid), baseline: watchMemory(baseline.pid) };
+  const tallies: Record<string, Tally> = { collector: emptyTally(), baseline: emptyTally() };
+  const rows: Row[] = [];
+  const ncpu = cpus().length;
+
+  const measure = async (label: string, which: 'collector' | 'baseline', run: () => ReturnType<typeof closedLoopRound>) => {
+    const pid = children[which]?.pid as number;
+    const before = {
+      server: processCpuMs(pid),
+      postgres: backend === 'postgres' ? postgresCpuMs() : Number.NaN,
+      loadgen: process.cpuUsage(),
+      machine: machineBusyMs(),
+      wall: performance.now(),
+    };
+    const sessions = store.watchSessions?.(which);
+    const result = await run();
+    const sessionSummary = (await sessions?.()) ?? '';
+    const loadgenUs = process.cpuUsage(before.loadgen);
+    const serverMs = processCpuMs(pid) - before.server;
+    const postgresMs = backend === 'postgres' ? postgresCpuMs() - before.postgres : Number.NaN;
+    const loadgenMs = (loadgenUs.user + loadgenUs.system) / 1000;
+    const oursMs = serverMs + (Number.isFinite(postgresMs) ? postgresMs : 0) + loadgenMs;
+    const machineMs = machineBusyMs() - before.machine;
+    // Shares of the machine over the same window as the CPU readings (a little longer than the round itself).
+    const capacityMs = (performance.now() - before.wall) * ncpu;
+    const perEvent = (ms: number) => (ms * 1000) / result.accepted;
+    const row: Row = {
+      label,
+      target: which,
+      ...result,
+      cpu: {
+        server: perEvent(serverMs),
+        postgres: perEvent(postgresMs),
+        loadgen: perEvent(loadgenMs),
+        busy: (100 * oursMs) / capacityMs,
+        // Everything else on the machine: another test run, a build... Figures taken while it is high are noisy.
+        other: Math.max(0, (100 * (machineMs - oursMs)) / capacityMs),
+      },
+      sessions: sessionSummary,
+    };
+    rows.push(row);
+    process.stderr.write(`  ${label} ${which}: ${fmt(row.eventsPerSecond)} events/s, p99 ${fmt(row.p99)} ms\n`);
+    return row;
+  };
+  const closed = (which: 'collector' | 'baseline', seconds: number) => () =>
+    closedLoopRound(targets[which], source, tallies[which] as Tally, { connections: options.connections, seconds });
+
+  process.stderr.write(`${backend}: servers up in ${((Date.now() - started) / 1000).toFixed(1)} s; running\n`);
+  if (options.warmup > 0) {
+    await measure('warm-up', 'baseline', closed('baseline', options.warmup));
+    await measure('warm-up', 'collector', closed('collector', options.warmup));
+  }
+  for (let round = 1; round <= options.rounds; round++) {
+    await measure(`round ${round}`, 'baseline', closed('baseline', options.seconds));
+    await measure(`round ${round}`, 'collector', closed('collector', options.seconds));
+  }
+  const measured = (which: string) => rows.filter((row) => row.target === which && row.label.startsWith('round'));
+  const summary = (which: string) => {
+    const list = measured(which);
+    const seconds = list.reduce((sum, row) => sum + row.seconds, 0);
+    return {
+      eventsPerSecond: list.reduce((sum, row) => sum + row.accepted, 0) / seconds,
+      p50: list.reduce((sum, row) => sum + row.p50, 0) / list.length,
+      p99: Math.max(...list.map((row) => row.p99)),
+    };
+  };
+  const peak = summary('collector');
+  let paced: Row | undefined;
+  let pacedRate = 0;
+  if (!flags['skip-paced'] && peak.eventsPerSecond > 0) {
+    pacedRate = (options.pacedShare * peak.eventsPerSecond) / source.batchSize;
+    paced = await measure(`paced ${Math.round(options.pacedShare * 100)}%`, 'collector', () =>
+      pacedRound(targets.collector, source, tallies.collector as Tally, { connections: options.connections, seconds: options.seconds, requestsPerSecond: pacedRate }),
+    );
+  }
+
+  const mem = { collector: memory.collector.stop(), baseline: memory.baseline.stop() };
+  await collector.stop();
+  await baseline.stop();
+  const counts = { collector: await store.count('collector'), baseline: await store.count('baseline') };
+
+  // ------------------------------------------------------------ report
+  const out: string[] = [];
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  out.push('');
+  out.push(`== ingestion, ${backend === 'postgres' ? 'PostgreSQL' : 'embedded (PGlite)'} backend ==`);
+  out.push(`machine: ${ncpu} x ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, node ${process.version}; ${store.describe}`);
+  out.push(
+    `load: autocannon ${options.connections} connections, ${source.batchSize}-event batches of ~${source.averageEventBytes} B events ` +
+      `(~${Math.round((source.batchSize * source.averageEventBytes) / 1024)} KiB/request), unique eventIds, ~200 fingerprints, 3,000 users; ` +
+      `rounds alternate baseline/collector, ${options.rounds} x ${options.seconds} s each after ${options.warmup} s warm-up; db pool ${backend === 'postgres' ? options.pool : 1}`,
+  );
+  if (flags['node-args']) out.push(`NOTE: both servers run with node ${flags['node-args']}`);
+  if (flags.profile) out.push('NOTE: --profile is on: both servers run under --cpu-prof, figures are lower than without it');
+  out.push('');
+  out.push(`${'round'.padEnd(11)}${'server'.padEnd(10)}${pad('events/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('max ms', 8)}${pad('non-2xx', 8)}${pad('errors', 7)}` +
+    `   cpu µs/event: ${pad('server', 6)}${pad('postgres', 9)}${pad('loadgen', 8)}   machine: ${pad('ours', 4)}${pad('other', 6)}`);
+  for (const row of rows) {
+    out.push(
+      `${row.label.padEnd(11)}${row.target.padEnd(10)}${pad(fmt(row.eventsPerSecond), 9)}${pad(fmt(row.p50, 1), 8)}${pad(fmt(row.p99, 1), 8)}${pad(fmt(row.max), 8)}` +
+        `${pad(String(row.non2xx), 8)}${pad(String(row.errors), 7)}                 ${pad(fmt(row.cpu.server), 6)}${pad(fmt(row.cpu.postgres), 9)}${pad(fmt(row.cpu.loadgen), 8)}            ${pad(`${fmt(row.cpu.busy)}%`, 4)}${pad(`${fmt(row.cpu.other)}%`, 6)}`,
+    );
+  }
+  const noisy = rows.filter((row) => row.cpu.other > 10);
+  if (noisy.length > 0) {
+    out.push(`WARNING: other processes used more than 10% of the machine in ${noisy.length} round(s) (column "other"): those figures are noisy; run again on a quiet machine`);
+  }
+  if (rows.some((row) => row.sessions)) {
+    out.push('');
+    out.push(`database sessions during each round (average number of the server's ${options.pool} connections in each state; "running" = on CPU or not waiting):`);
+    for (const row of rows) out.push(`${row.label.padEnd(11)}${row.target.padEnd(10)}${row.sessions}`);
+  }
+  out.push('');
+  const base = summary('baseline');
+  const ratio = peak.eventsPerSecond / base.eventsPerSecond;
+  out.push(`baseline   ${fmt(base.eventsPerSecond)} events/s   p50 ${fmt(base.p50, 1)} ms (mean of rounds)   p99 ${fmt(base.p99, 1)} ms (worst round)`);
+  out.push(`collector  ${fmt(peak.eventsPerSecond)} events/s   p50 ${fmt(peak.p50, 1)} ms (mean of rounds)   p99 ${fmt(peak.p99, 1)} ms (worst round)`);
+  out.push(`ratio collector/baseline: ${ratio.toFixed(2)}x`);
+  if (paced) {
+    out.push(
+      `collector at ${Math.round(options.pacedShare * 100)}% of its peak (open loop, ${fmt(pacedRate, 1)} req/s = ${fmt(pacedRate * source.batchSize)} events/s offered): ` +
+        `${fmt(paced.eventsPerSecond)} events/s, p50 ${fmt(paced.p50, 1)} ms, p99 ${fmt(paced.p99, 1)} ms, non-2xx ${paced.non2xx}, errors ${paced.errors}`,
+    );
+  }
+  out.push(
+    `peak RSS: collector ${fmt(MB(mem.collector.peak))} MB (VmHWM; highest sampled VmRSS ${fmt(MB(mem.collector.maxRss))} MB), ` +
+      `baseline ${fmt(MB(mem.baseline.peak))} MB`,
+  );
+  if (collector.lines() > 0) out.push(`collector printed ${collector.lines()} log line(s) at LOG_LEVEL=warn; last: ${collector.output().slice(-3).join(' | ')}`);
+  if (baseline.lines() > 0) out.push(`baseline printed ${baseline.lines()} line(s); last: ${baseline.output().slice(-3).join(' | ')}`);
+
+  out.push('');
+  out.push('integrity (every response parsed; stored rows counted after the servers stopped):');
+  let lossFree = true;
+  for (const which of ['baseline', 'collector'] as const) {
+    const tally = tallies[which] as Tally;
+    const count = counts[which];
+    const consistent = count.events === tally.accepted && count.issueEvents === count.events && (count.totals === null || count.totals === count.events);
+    lossFree &&= consistent && tally.shortBatches === 0 && tally.non2xx === 0;
+    out.push(
+      `  ${which.padEnd(10)} requests ${tally.requests} (${Object.entries(tally.statuses).map(([status, n]) => `${status}: ${n}`).join(', ')}), ` +
+        `sum of accepted ${tally.accepted}, duplicates ${tally.duplicates}, rejected ${tally.rejected}, batches with accepted != ${source.batchSize}: ${tally.shortBatches}`,
+    );
+    out.push(
+      `  ${''.padEnd(10)} stored events ${count.events}, sum(issues.event_count) ${count.issueEvents}, issues ${count.issues}` +
+        `${count.totals === null ? '' : `, app_totals.events ${count.totals}`}  ->  ${consistent ? 'OK, nothing lost' : 'MISMATCH'}`,
+    );
+    for (const sample of tally.samples) out.push(`  ${''.padEnd(10)} sample answer: ${sample}`);
+  }
+
+  out.push('');
+  out.push('targets:');
+  const target = (ok: boolean, text: string) => out.push(`  [${ok ? 'met' : 'NOT met'}] ${text}`);
+  target(ratio >= 0.8, `collector >= 0.8x the bare ${backend === 'postgres' ? 'baseline' : 'PGlite baseline'}: ${ratio.toFixed(2)}x`);
+  if (paced) target(paced.p99 <= 250 && paced.non2xx === 0 && paced.errors === 0, `p99 <= 250 ms at ${Math.round(options.pacedShare * 100)}% of peak: ${fmt(paced.p99, 1)} ms`);
+  target(lossFree, 'zero events lost, zero non-2xx answers');
+  if (backend === 'postgres') target(MB(mem.collector.peak) <= 300, `collector RSS <= 300 MB: ${fmt(MB(mem.collector.peak))} MB`);
+  out.push(`(${backend} run took ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+
+  if (profileDir) {
+    for (const name of ['collector', 'baseline']) {
+      const dir = join(profileDir, name);
+      // One profile per thread: the busiest is the main thread (the other is tsx's module loader).
+      const files = readdirSync(dir)
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .map((f) => join(dir, f))
+        .sort((a, b) => busyMs(b) - busyMs(a));
+      if (files[0]) {
+        out.push('');
+        out.push(`${name} ${summarizeProfile(files[0], 15, counts[name as 'collector' | 'baseline'].events)}`);
+      }
+    }
+  }
+  console.log(out.join('\n'));
+  await cleanup();
+  return lossFree;
+}
+
+// ---------------------------------------------------------------- main
+
+const modes: ('postgres' | 'embedded')[] = flags.all ? ['postgres', 'embedded'] : flags.embedded ? ['embedded'] : ['postgres'];
+let ok = true;
+try {
+  for (const mode of modes) ok = (await runMode(mode)) && ok;
+} catch (error) {
+  console.error(error);
+  ok = false;
+} finally {
+  await cleanup();
+}
+process.exit(ok ? 0 : 1);
