@@ -1,6 +1,7 @@
 // What every procedure sees. `createContextInner` is what tests call; `createContextFactory` reads an HTTP request.
 import type { IncomingMessage } from 'node:http';
-import type { Db } from '@collector/db';
+import type { Db, EventWriter } from '@collector/db';
+import type { KnownApps } from './known-apps';
 import type { RateLimiters } from './rate-limiter';
 
 export interface ContextDeps {
@@ -8,6 +9,9 @@ export interface ContextDeps {
   /** Milliseconds since epoch; injectable so expiry and clamping can be tested. */
   clock: () => number;
   rateLimiters: RateLimiters;
+  /** Group-committing writer of ingested events. */
+  eventWriter: EventWriter;
+  knownApps: KnownApps;
 }
 
 export interface ContextInner extends ContextDeps {

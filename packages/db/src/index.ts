@@ -9,3 +9,4 @@ export * from './sessions';
 export * from './users';
 export { sql } from 'kysely';
 export * from './timeseries';
+export * from './event-writer';

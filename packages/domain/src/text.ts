@@ -42,15 +42,33 @@ export function storableText(text: string): string {
   return isStorableText(text) ? text : text.replace(UNSTORABLE_ALL, (char) => (char === '\u0000' ? '' : '\ufffd'));
 }
 
-/** A copy of a JSON value with every string and key made storable. Call after the nesting check: it recurses. */
+/** Whether any string or key in a JSON value needs `storableText`; allocates nothing. Call after the nesting check. */
+function hasUnstorableText(value: unknown): boolean {
+  if (typeof value === 'string') return !isStorableText(value);
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(hasUnstorableText);
+  for (const key in value) {
+    if (!isStorableText(key) || hasUnstorableText((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
+}
+
+/**
+ * The value with every string and key made storable: the value itself when nothing needs it (almost always),
+ * otherwise a copy. Call after the nesting check: it recurses.
+ */
 export function storableJson(value: unknown): unknown {
+  return hasUnstorableText(value) ? storableCopy(value) : value;
+}
+
+function storableCopy(value: unknown): unknown {
   if (typeof value === 'string') return storableText(value);
-  if (Array.isArray(value)) return value.map(storableJson);
+  if (Array.isArray(value)) return value.map(storableCopy);
   if (value !== null && typeof value === 'object') {
     const copy: Record<string, unknown> = {};
     for (const [key, child] of Object.entries(value)) {
       // defineProperty, not assignment: a "__proto__" key stays a plain key instead of replacing the prototype.
-      Object.defineProperty(copy, storableText(key), { value: storableJson(child), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(copy, storableText(key), { value: storableCopy(child), enumerable: true, writable: true, configurable: true });
     }
     return copy;
   }

@@ -1,6 +1,6 @@
 // The HTTP application: health probes, the OpenAPI document, tRPC for the typed client, REST for everyone else.
-import { type RateLimitConfig, appRouter, createContextFactory, createOpenApiDocument, createRateLimiters, toAppError } from '@collector/api';
-import type { DatabaseHandle } from '@collector/db';
+import { KnownApps, type RateLimitConfig, appRouter, createContextFactory, createOpenApiDocument, createRateLimiters, toAppError } from '@collector/api';
+import { type DatabaseHandle, EventWriter } from '@collector/db';
 import { AppError } from '@collector/domain';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Request } from 'express';
@@ -21,7 +21,13 @@ const READY_TIMEOUT_MS = 2_000;
 
 export function createApp(options: AppOptions) {
   const { database, logger } = options;
-  const createContext = createContextFactory({ db: database.db, clock: options.clock ?? Date.now, rateLimiters: createRateLimiters(options.rateLimits) });
+  const createContext = createContextFactory({
+    db: database.db,
+    clock: options.clock ?? Date.now,
+    rateLimiters: createRateLimiters(options.rateLimits),
+    eventWriter: new EventWriter(database.db, { concurrency: database.backend === 'embedded' ? 1 : 2 }),
+    knownApps: new KnownApps(database.db),
+  });
   const logError = (error: AppError, req: Request) => {
     if (error.code === 'INTERNAL') logger.error({ err: error.cause ?? error, method: req.method, path: req.path }, 'request failed');
     else if (error.code === 'UNAVAILABLE') logger.warn({ err: error.cause ?? error, path: req.path }, 'database unavailable');

@@ -1,4 +1,3 @@
-import { appExists, storeEvents } from '@collector/db';
 import { judgeEvent, type StoredEvent } from '@collector/domain';
 import { fail } from '../../errors';
 import { publicProcedure } from '../../trpc';
@@ -10,7 +9,7 @@ export const ingestRoute = publicProcedure
   .output(ZIngestResponseSchema)
   .mutation(async ({ ctx, input }) => {
     const receivedAt = ctx.clock();
-    if (!(await appExists(ctx.db, input.appKey))) fail('UNKNOWN_APP_KEY', 'no app has this appKey');
+    if (!(await ctx.knownApps.exists(input.appKey))) fail('UNKNOWN_APP_KEY', 'no app has this appKey');
     ctx.rateLimiters.ingest?.take(input.appKey, input.events.length, receivedAt);
 
     const accepted: StoredEvent[] = [];
@@ -21,6 +20,6 @@ export const ingestRoute = publicProcedure
       else rejected.push({ index, ...(verdict.eventId ? { eventId: verdict.eventId } : {}), code: 'VALIDATION_FAILED', message: verdict.message });
     });
 
-    const { duplicates } = await storeEvents(ctx.db, input.appKey, accepted, receivedAt);
+    const { duplicates } = await ctx.eventWriter.write({ appKey: input.appKey, events: accepted, receivedAt });
     return { accepted: accepted.length, duplicates, rejected };
   });

@@ -1,0 +1,100 @@
+// Group commit: batches that arrive while earlier writes are in flight are merged into one statement.
+// Under light load a batch is written at once, alone (no timer, no added latency); under heavy load each
+// statement carries many batches, so the hot rows (issues, totals) are locked and written once per group
+// instead of once per request. Every batch is answered only after the statement holding it committed.
+import type { Kysely } from 'kysely';
+import { type Batch, type StoreResult, storeBatches } from './ingest';
+import type { Database } from './schema';
+
+export interface EventWriterOptions {
+  /** Statements in flight at once; more lets writes overlap, fewer merges more per statement. */
+  concurrency?: number;
+  /** Upper bound on events per statement. */
+  maxEventsPerWrite?: number;
+}
+
+interface Pending {
+  batch: Batch;
+  resolve: (result: StoreResult) => void;
+  reject: (error: unknown) => void;
+}
+
+// Two concurrent statements can still lock shared rows in different orders; PostgreSQL then aborts one.
+const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
+const MAX_ATTEMPTS = 3;
+
+export class EventWriter {
+  private readonly queue: Pending[] = [];
+  private inFlight = 0;
+  private readonly concurrency: number;
+  private readonly maxEventsPerWrite: number;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    options: EventWriterOptions = {},
+  ) {
+    this.concurrency = options.concurrency ?? 2;
+    this.maxEventsPerWrite = options.maxEventsPerWrite ?? 2000;
+  }
+
+  write(batch: Batch): Promise<StoreResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ batch, resolve, reject });
+      this.drain();
+    });
+  }
+
+  /** Batches waiting for a statement (for tests and metrics). */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  private drain(): void {
+    while (this.inFlight < this.concurrency && this.queue.length > 0) {
+      const group: Pending[] = [];
+      let events = 0;
+      while (this.queue.length > 0) {
+        const next = this.queue[0] as Pending;
+        if (group.length > 0 && events + next.batch.events.length > this.maxEventsPerWrite) break;
+        group.push(this.queue.shift() as Pending);
+        events += next.batch.events.length;
+      }
+      this.inFlight += 1;
+      void this.flush(group).finally(() => {
+        this.inFlight -= 1;
+        this.drain();
+      });
+    }
+  }
+
+  private async flush(group: Pending[]): Promise<void> {
+    try {
+      const results = await this.storeWithRetry(group.map((pending) => pending.batch));
+      group.forEach((pending, index) => pending.resolve(results[index] as StoreResult));
+    } catch (error) {
+      if (group.length === 1 || !isDataError(error)) {
+        for (const pending of group) pending.reject(error);
+        return;
+      }
+      // One batch's data broke the merged statement: write each alone so the others still land.
+      await Promise.all(group.map((pending) => this.flush([pending])));
+    }
+  }
+
+  private async storeWithRetry(batches: Batch[]): Promise<StoreResult[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await storeBatches(this.db, batches);
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (attempt >= MAX_ATTEMPTS || typeof code !== 'string' || !RETRYABLE_SQLSTATES.has(code)) throw error;
+      }
+    }
+  }
+}
+
+/** SQLSTATE class 22 (data exception) and 23 (integrity): the input, not the database, is at fault. */
+function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+}
