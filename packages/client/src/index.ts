@@ -1,9 +1,18 @@
 // The typed client for dashboards and SDKs: every procedure of the router, typed from it, over /trpc.
-// Only the router's *type* is imported, so nothing of the server ships with the client.
+// Only the router's *type* is imported, so nothing of the server ships with the client; it runs in Node and browsers.
 import type { AppRouter } from '@collector/api';
-import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import { createTRPCClient, httpLink, type TRPCLink } from '@trpc/client';
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import { observable } from '@trpc/server/observable';
+import { toCollectorError } from './errors';
 
 export type { AppRouter };
+export { CollectorError, errorCodeOf, isCollectorError, toCollectorError, type CollectorErrorCode, type ContractErrorCode, type ErrorDetail } from './errors';
+export { TRPCClientError } from '@trpc/client';
+
+/** Inputs and outputs of every procedure, e.g. `CollectorOutputs['issues']['list']['issues'][number]` is an issue. */
+export type CollectorInputs = inferRouterInputs<AppRouter>;
+export type CollectorOutputs = inferRouterOutputs<AppRouter>;
 
 export interface CollectorClientOptions {
   /** Where the collector is served, e.g. http://localhost:3100. */
@@ -13,10 +22,28 @@ export interface CollectorClientOptions {
   fetch?: typeof globalThis.fetch;
 }
 
+/** Turns every failure into a CollectorError before tRPC's client sees it (it passes TRPCClientErrors through as they are). */
+const contractErrorLink: TRPCLink<AppRouter> =
+  () =>
+  ({ op, next }) =>
+    observable((observer) =>
+      next(op).subscribe({
+        next: (value) => observer.next(value),
+        error: (error) => observer.error(toCollectorError(error)),
+        complete: () => observer.complete(),
+      }),
+    );
+
+/**
+ * A client over the collector's tRPC endpoint: `client.issues.list.query({ appKey, limit: '20' })`.
+ * Query inputs carry numbers as digit strings, exactly as the REST query strings do, because the same strict
+ * schemas serve both; mutations take JSON numbers. Every failed call rejects with a CollectorError.
+ */
 export function createCollectorClient(options: CollectorClientOptions) {
   const tokenOf = typeof options.token === 'function' ? options.token : () => options.token as string | undefined;
   return createTRPCClient<AppRouter>({
     links: [
+      contractErrorLink,
       httpLink({
         url: `${options.baseUrl.replace(/\/+$/, '')}/trpc`,
         headers: () => {
@@ -30,12 +57,3 @@ export function createCollectorClient(options: CollectorClientOptions) {
 }
 
 export type CollectorClient = ReturnType<typeof createCollectorClient>;
-
-/** The contract's error code carried by a failed call (`UNAUTHENTICATED`, `NOT_FOUND`, ...), if the server sent one. */
-export function errorCodeOf(error: unknown): string | undefined {
-  if (!(error instanceof TRPCClientError)) return undefined;
-  const data = error.data as { appError?: { code?: unknown } } | undefined;
-  return typeof data?.appError?.code === 'string' ? data.appError.code : undefined;
-}
-
-export { TRPCClientError };

@@ -88,7 +88,8 @@ export function createRestAdapter(createContext: (opts: { req: Request }) => Con
 
   const rest = Router();
   // Any page may send events (SDKs, sendBeacon); the dashboard endpoints stay same-origin.
-  rest.use(INGEST_PATH, cors({ origin: '*', methods: ['POST'], allowedHeaders: ['Content-Type', 'Content-Encoding'], maxAge: 86_400 }));
+  // Retry-After is exposed so a browser SDK on another origin can honour 429 and 503.
+  rest.use(INGEST_PATH, cors({ origin: '*', methods: ['POST'], allowedHeaders: ['Content-Type', 'Content-Encoding'], exposedHeaders: ['Retry-After'], maxAge: 86_400 }));
 
   rest.use((req, res, next) => {
     const routes = routesForPath(req.path);
