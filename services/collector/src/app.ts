@@ -4,6 +4,7 @@ import { type DatabaseHandle, EventWriter } from '@collector/db';
 import { AppError } from '@collector/domain';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Request } from 'express';
+import { defaultDashboardDir, serveDashboard } from './dashboard';
 import { errorHandler, sendError } from './errors';
 import type { Logger } from './logger';
 import { createRestAdapter, parseQueryString } from './rest-adapter';
@@ -15,6 +16,8 @@ export interface AppOptions {
   clock?: () => number;
   trustProxy?: string | undefined;
   version?: string;
+  /** The built dashboard served at /; default services/dashboard/dist. A missing folder serves the API only. */
+  dashboardDir?: string;
 }
 
 const READY_TIMEOUT_MS = 2_000;
@@ -74,6 +77,8 @@ export function createApp(options: AppOptions) {
       onError: ({ error, req }) => logError(toAppError(error), req as Request),
     }),
   );
+  // The dashboard's files and its page for non-API paths; everything under /api still ends in the REST adapter.
+  app.use(serveDashboard({ dir: options.dashboardDir ?? defaultDashboardDir, logger }));
   app.use(createRestAdapter(createContext, logError));
   app.use(errorHandler(logError));
   return app;

@@ -1,0 +1,368 @@
+// The dashboard in a real browser (Debian chromium through playwright-core) against the real service: a new user
+// signs up, creates apps, events arrive through the API, and every screen shows them. Screenshots of each screen
+// land in test/artifacts/dashboard-ui/ (git-ignored).
+import { execFile } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { promisify } from 'node:util';
+import express from 'express';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveDashboard } from '../src/dashboard';
+import { createLogger } from '../src/logger';
+import { backend, makeEvent, PASSWORD, sendBatch, startTestServer, uniqueEmail } from './harness';
+
+const ensureBuilt = new URL('../../dashboard/scripts/ensure-built.mjs', import.meta.url).pathname;
+const artifacts = new URL('./artifacts/dashboard-ui/', import.meta.url).pathname;
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const server = await startTestServer();
+const base = server.url.replace('localhost', '127.0.0.1');
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const requestedUrls: string[] = [];
+const browserErrors: string[] = [];
+
+beforeAll(async () => {
+  // Builds only when dist is missing or older than the dashboard's sources (a second or so with rolldown).
+  await promisify(execFile)(process.execPath, [ensureBuilt], { timeout: 120_000 });
+  mkdirSync(artifacts, { recursive: true });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light', locale: 'en-US', timezoneId: 'UTC' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  page.on('request', (request) => requestedUrls.push(request.url()));
+  page.on('pageerror', (error) => browserErrors.push(`page error: ${error.message}`));
+  // "Failed to load resource" is the browser noting an API error answer the test asked for (a 404, a 401).
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) browserErrors.push(message.text());
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+// Expressions run in the page, as text: this package's TypeScript has no DOM types, and needs none elsewhere.
+const inPage = <T>(expression: string) => page.evaluate(expression) as Promise<T>;
+const storedToken = "sessionStorage.getItem('collector.session')";
+const pageWidth = 'document.documentElement.scrollWidth';
+
+const shot = (name: string) => page.screenshot({ path: `${artifacts}${name}.png`, fullPage: true });
+
+/** Waits until the locator's text is the expected one (playwright-core has no auto-waiting expect). */
+async function waitForText(locator: Locator, expected: string | RegExp, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: string | null = null;
+  while (Date.now() < deadline) {
+    last = (await locator.count()) > 0 ? ((await locator.first().textContent()) ?? '').trim() : null;
+    if (last !== null && (typeof expected === 'string' ? last === expected : expected.test(last))) return;
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`expected ${String(expected)}, saw ${JSON.stringify(last)} (${locator})`);
+}
+
+const heading = (name: string | RegExp) => page.getByRole('heading', { level: 1, name });
+const total = (key: string) => page.locator(`[data-total="${key}"] dd`);
+const minutesAgo = (minutes: number) => Date.now() - minutes * 60_000;
+
+/** What a web SDK sends for a crash in the checkout: a stack, and the user's trail up to it. */
+function checkoutCrash(minutes: number, user: string, session: string, lastClick = 'button#checkout') {
+  const at = minutesAgo(minutes);
+  return makeEvent({
+    timestamp: at,
+    anonymousId: user,
+    sessionId: session,
+    url: 'https://shop.example/cart',
+    release: 'shop@2.14.0',
+    environment: 'production',
+    userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Safari/537.36',
+    stack: [
+      "TypeError: Cannot read properties of undefined (reading 'id')",
+      '    at renderCart (https://shop.example/assets/app.3f9a2c1b.js:10:20)',
+      '    at CartSummary (https://shop.example/assets/app.3f9a2c1b.js:118:9)',
+      '    at onClick (https://shop.example/assets/app.3f9a2c1b.js:42:7)',
+      '    at HTMLButtonElement.dispatch (https://shop.example/assets/vendor.91be2c.js:2:4410)',
+    ].join('\n'),
+    breadcrumbs: [
+      { timestamp: at - 9000, category: 'navigation', message: '/products -> /cart', level: 'info' },
+      { timestamp: at - 4000, category: 'fetch', message: 'GET /api/cart [200]', level: 'info', data: { durationMs: 84 } },
+      { timestamp: at - 1200, category: 'console', message: 'cart item without product', level: 'warning' },
+      { timestamp: at - 300, category: 'ui.click', message: lastClick, level: 'info' },
+    ],
+  });
+}
+
+function failedCheckout(minutes: number, user: string) {
+  return makeEvent({
+    type: 'request',
+    errorType: undefined,
+    message: undefined,
+    stack: undefined,
+    timestamp: minutesAgo(minutes),
+    anonymousId: user,
+    request: { method: 'POST', url: 'https://shop.example/api/checkout?cart=8812', status: 502, durationMs: 1834 },
+    breadcrumbs: [{ timestamp: minutesAgo(minutes) - 2000, category: 'ui.click', message: 'button#pay', level: 'info' }],
+  });
+}
+
+const FLAGS = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango'.split(' ');
+
+describe(`dashboard in a browser (${backend})`, () => {
+  it('signs up, creates apps, shows totals, issues and an issue with its stack and breadcrumbs, and signs out', async () => {
+    // Signed out, every path leads to the sign-in screen; a new user goes on to create an account.
+    await page.goto(`${base}/`);
+    await heading('Sign in').waitFor();
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await heading('Create your account').waitFor();
+    const email = uniqueEmail();
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await shot('01-sign-up');
+    await page.getByLabel('Password').press('Enter');
+
+    // No apps yet: the overview says what to do first.
+    await heading('Overview').waitFor();
+    await page.getByText('No apps yet').waitFor();
+    await waitForText(total('events'), '0');
+    await shot('02-overview-no-apps');
+
+    // A reload keeps the session (sessionStorage), and the token is nowhere in the URL.
+    await page.reload();
+    await heading('Overview').waitFor();
+    const token = await inPage<string | null>(storedToken);
+    expect(token).toMatch(/^session_/);
+
+    // Create an app; its screen shows the appKey, a copy button and the SDK snippet.
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Apps' }).click();
+    await heading('Apps').waitFor();
+    await page.getByLabel('Name').fill('Shop');
+    await page.getByLabel('Type').selectOption('web');
+    await shot('03-apps-create');
+    await page.getByRole('button', { name: 'Create app' }).click();
+    await heading('Shop').waitFor();
+    const appKey = await page.locator('[data-app-key]').getAttribute('data-app-key');
+    expect(appKey).toMatch(/^web_/);
+    expect(page.url()).toBe(`${base}/apps/${appKey}`);
+    expect(await page.getByLabel('SDK snippet').textContent()).toContain(`appKey: '${appKey}'`);
+    expect(await page.getByLabel('SDK snippet').textContent()).toContain(`endpoint: '${base}'`);
+    await page.getByRole('button', { name: 'Copy appKey' }).click();
+    await page.getByText('Copied').waitFor();
+    expect(await inPage<string>('navigator.clipboard.readText()')).toBe(appKey);
+    await shot('04-app');
+
+    // A second app, made through the API with the dashboard's own session.
+    const second = await server.call('POST', '/api/apps', { token: token ?? '', body: { name: 'Back office', type: 'react-native' } });
+    expect(second.status).toBe(201);
+    const backOfficeKey = second.body.app.appKey as string;
+
+    // Before any event: "no events yet: add the SDK".
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Overview' }).click();
+    await heading('Overview').waitFor();
+    await page.getByText('No events yet: add the SDK').waitFor();
+    await shot('05-overview-no-events');
+
+    // Events arrive the way an SDK sends them.
+    const shopEvents = [
+      checkoutCrash(4, 'anon_alice', 'session_a1'),
+      checkoutCrash(38, 'anon_bob', 'session_b1'),
+      checkoutCrash(95, 'anon_alice', 'session_a0'),
+      checkoutCrash(190, 'anon_carol', 'session_c1'),
+      checkoutCrash(400, 'anon_bob', 'session_b0'),
+      checkoutCrash(720, 'anon_carol', 'session_c0', 'button#apply-coupon'),
+      failedCheckout(12, 'anon_alice'),
+      failedCheckout(130, 'anon_dave'),
+      failedCheckout(300, 'anon_dave'),
+      makeEvent({ errorType: 'RangeError', message: 'Invalid time value', timestamp: minutesAgo(60), anonymousId: 'anon_erin', stack: 'RangeError: Invalid time value\n    at Date.toISOString (<anonymous>)\n    at formatDelivery (https://shop.example/assets/app.3f9a2c1b.js:77:31)' }),
+      makeEvent({ errorType: 'RangeError', message: 'Invalid time value', timestamp: minutesAgo(260), anonymousId: 'anon_erin', stack: 'RangeError: Invalid time value\n    at Date.toISOString (<anonymous>)\n    at formatDelivery (https://shop.example/assets/app.3f9a2c1b.js:77:31)' }),
+      // Older, one-off issues: enough of them for a second page of issues.
+      ...FLAGS.map((flag, index) =>
+        makeEvent({ errorType: 'ReferenceError', message: `feature flag ${flag} is not defined`, timestamp: minutesAgo(60 * 24 * (2 + index / 4)), anonymousId: 'anon_legacy' }),
+      ),
+    ];
+    const shop = await sendBatch(server, appKey ?? '', shopEvents);
+    expect(shop.body).toEqual({ accepted: shopEvents.length, duplicates: 0, rejected: [] });
+    const backOffice = await sendBatch(server, backOfficeKey, [makeEvent({ errorType: 'TypeError', message: 'navigation.push is not a function', platform: 'react-native', timestamp: minutesAgo(20), anonymousId: 'anon_zed' })]);
+    expect(backOffice.body.accepted).toBe(1);
+
+    // The overview over all apps: the five totals, the chart, the latest issues.
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await waitForText(total('events'), String(shopEvents.length + 1));
+    expect(await total('errors').textContent()).toBe(String(shopEvents.length + 1 - 3));
+    expect(await total('failedRequests').textContent()).toBe('3');
+    expect(await total('affectedUsers').textContent()).toBe('7'); // alice bob carol dave erin legacy zed
+    expect(await total('issues').textContent()).toBe(String(3 + FLAGS.length + 1));
+    expect(await page.locator('svg rect.chart-errors').count()).toBeGreaterThan(3);
+    expect(await page.locator('svg rect.chart-requests').count()).toBe(3);
+    await page.getByText('No events yet').waitFor({ state: 'detached' });
+    await page.getByRole('region', { name: 'Latest issues' }).getByText("Cannot read properties of undefined (reading 'id')").waitFor();
+    await shot('06-overview');
+
+    // One app only.
+    await page.getByLabel('App').selectOption({ label: 'Back office' });
+    await waitForText(total('events'), '1');
+    expect(new URL(page.url()).searchParams.get('app')).toBe(backOfficeKey);
+    await page.getByLabel('App').selectOption({ label: 'All apps' });
+    await waitForText(total('events'), String(shopEvents.length + 1));
+
+    // The 30-day chart shows the older issues too.
+    await page.getByRole('button', { name: 'Last 30 days' }).click();
+    await page.getByText(/^\d+ events in the last \d+ days/).waitFor();
+    await shot('07-overview-30-days');
+
+    // Issues: the table, paged by cursor.
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Issues' }).click();
+    await heading('Issues').waitFor();
+    const rows = page.locator('table.issues tbody tr');
+    await waitForText(rows.first().locator('.issue-message'), "Cannot read properties of undefined (reading 'id')");
+    expect(await rows.count()).toBe(20);
+    const crashRow = rows.filter({ hasText: "reading 'id'" });
+    expect(await crashRow.locator('td[data-label="Events"]').textContent()).toBe('6');
+    expect(await crashRow.locator('td[data-label="Users"]').textContent()).toBe('3');
+    expect(await crashRow.locator('td[data-label="Last seen"]').textContent()).toBe('4 minutes ago');
+    expect(await crashRow.locator('td[data-label="First seen"]').textContent()).toBe('12 hours ago');
+    await shot('08-issues');
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByText('Page 2', { exact: true }).waitFor();
+    await waitForText(rows.first().locator('.issue-message'), /feature flag \w+ is not defined/);
+    expect(await rows.count()).toBe(3 + FLAGS.length + 1 - 20);
+    expect(await page.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+    await shot('09-issues-page-2');
+    await page.getByRole('button', { name: 'Previous' }).click();
+    await page.getByText('Page 1', { exact: true }).waitFor();
+
+    // Filtered to one app.
+    await page.getByLabel('App').selectOption({ label: 'Back office' });
+    await waitForText(rows.first().locator('.issue-message'), 'navigation.push is not a function');
+    expect(await rows.count()).toBe(1);
+    await page.getByLabel('App').selectOption({ label: 'Shop' });
+    await waitForText(rows.first().locator('.issue-message'), "Cannot read properties of undefined (reading 'id')");
+
+    // Open the issue with the keyboard: its stack, the latest event's breadcrumbs, the recent events.
+    await page.getByRole('link', { name: /reading 'id'/ }).focus();
+    await page.keyboard.press('Enter');
+    await heading(/Cannot read properties of undefined/).waitFor();
+    expect(await inPage<string>('document.activeElement?.tagName')).toBe('H1');
+    await waitForText(page.locator('pre.stack'), /at renderCart \(https:\/\/shop\.example\/assets\/app\.3f9a2c1b\.js:10:20\)/);
+    const crumbs = page.locator('ol.breadcrumbs li');
+    expect(await crumbs.count()).toBe(4);
+    expect(await crumbs.nth(3).textContent()).toContain('button#checkout');
+    expect(await crumbs.nth(1).textContent()).toContain('{"durationMs":84}');
+    const events = page.locator('table.events tbody tr');
+    expect(await events.count()).toBe(6);
+    expect(await events.first().textContent()).toContain('session_a1');
+    expect(await events.first().textContent()).toContain('anon_alice');
+    expect(await events.first().textContent()).toContain('1.4.2');
+    expect(await page.getByRole('region', { name: 'Context' }).textContent()).toContain('shop@2.14.0');
+    await shot('10-issue');
+    // An older event's own trail.
+    await events.last().getByRole('button', { name: /^Show/ }).click();
+    await waitForText(crumbs.nth(3), /button#apply-coupon/);
+    await page.getByText('picked event').waitFor();
+
+    // The same issue on a phone, and the overview in dark mode.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot('11-issue-phone');
+    expect(await inPage<number>(pageWidth)).toBeLessThanOrEqual(390);
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Issues' }).click();
+    await waitForText(rows.first().locator('.issue-message'), /reading 'id'|navigation\.push/);
+    await shot('12-issues-phone');
+    expect(await inPage<number>(pageWidth)).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Overview' }).click();
+    await waitForText(total('events'), String(shopEvents.length + 1));
+    expect(await inPage<string>('getComputedStyle(document.documentElement).backgroundColor')).toBe('rgb(15, 17, 21)');
+    await shot('13-overview-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    // An error state carries the API's message.
+    await page.goto(`${base}/issues/${encodeURIComponent(`${appKey}:TypeError:nope`)}`);
+    await page.getByRole('alert').getByText('Could not load this issue').waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain('no such issue');
+    await shot('14-issue-error');
+
+    // Sign out: the token is forgotten here and refused by the API.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await heading('Sign in').waitFor();
+    expect(await inPage<string | null>(storedToken)).toBeNull();
+    expect((await server.call('GET', '/api/auth/me', { token: token ?? '' })).status).toBe(401);
+    await shot('15-signed-out');
+
+    // A deep link while signed out comes back to its screen after signing in.
+    await page.goto(`${base}/issues`);
+    await heading('Sign in').waitFor();
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/issues');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill('not the passphrase');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').textContent()).toBe('wrong e-mail or password');
+    await shot('16-sign-in-error');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await heading('Issues').waitFor();
+
+    // The token never travelled in a URL; the page loaded nothing from elsewhere and logged no errors.
+    const secrets = [token ?? '', ((await inPage<string | null>(storedToken)) ?? '')];
+    expect(requestedUrls.filter((url) => secrets.some((secret) => url.includes(secret)))).toEqual([]);
+    expect(requestedUrls.filter((url) => !url.startsWith(base) && !url.startsWith('data:'))).toEqual([]);
+    expect(browserErrors).toEqual([]);
+  }, 180_000);
+
+  it('serves the page for browser loads of dashboard paths, and JSON everywhere under /api', async () => {
+    const html = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+    const index = await server.call('GET', '/issues/web_abc%3AError%3A123', { headers: html });
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(index.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(index.body).toContain('<div id="root">');
+    expect((await server.call('GET', '/')).headers.get('content-type')).toMatch(/^text\/html/);
+    expect((await server.call('HEAD', '/apps', { headers: html })).status).toBe(200);
+
+    for (const path of ['/api/nothing', '/api', '/API/nothing', '/trpc/nothing', '/healthz/x']) {
+      const reply = await server.call('GET', path, { headers: html });
+      expect(reply.status, path).toBe(404);
+      expect(reply.headers.get('content-type'), path).toMatch(/^application\/json/);
+    }
+    // Not a page load (curl, fetch): an unknown path is the contract's JSON 404.
+    const plain = await server.call('GET', '/nothing');
+    expect(plain.status).toBe(404);
+    expect(plain.body.error.code).toBe('NOT_FOUND');
+    expect((await server.call('POST', '/', { headers: html, body: {} })).body.error.code).toBe('NOT_FOUND');
+
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(index.body)?.[1];
+    expect(script).toBeDefined();
+    const asset = await server.call('GET', script ?? '');
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect((await server.call('GET', '/.build.json', { headers: html })).body).not.toContain('sourcesModifiedAt');
+  });
+
+  it('serves the API alone when the dashboard is not built, saying so once', async () => {
+    const lines: string[] = [];
+    const logger = createLogger('silent');
+    logger.info = ((message: string) => lines.push(message)) as typeof logger.info;
+    const app = express();
+    app.use(serveDashboard({ dir: '/nonexistent/dashboard/dist', logger }));
+    app.use((_req, res) => res.status(404).json({ error: { code: 'NOT_FOUND' } }));
+    const listener = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => listener.once('listening', resolve));
+    try {
+      const { port } = listener.address() as { port: number };
+      const reply = await fetch(`http://127.0.0.1:${port}/issues`, { headers: { accept: 'text/html' } });
+      expect(reply.status).toBe(404);
+      expect(await reply.json()).toEqual({ error: { code: 'NOT_FOUND' } });
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/dashboard not built/);
+    } finally {
+      listener.close();
+    }
+  });
+});

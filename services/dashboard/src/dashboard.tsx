@@ -1,0 +1,111 @@
+// The whole dashboard: signed out, the sign-in and sign-up screens; signed in, the shell and the screen for the path.
+import { useEffect, useSyncExternalStore } from 'react';
+import { client, session } from './api';
+import { Link, navigate, paths, type Route, routeOf, useLocation } from './navigation';
+import { useQuery } from './query';
+import { AppScreen } from './screens/app';
+import { AppsScreen } from './screens/apps';
+import { AuthScreen } from './screens/auth';
+import { IssueScreen } from './screens/issue';
+import { IssuesScreen } from './screens/issues';
+import { OverviewScreen } from './screens/overview';
+import { EmptyState } from './states';
+import { WorkspaceContext } from './workspace';
+
+/** Where to go after signing in: a path of this dashboard, never another site. */
+function safeNext(next: string | null): string {
+  return next?.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+}
+
+export function Dashboard() {
+  const token = useSyncExternalStore(session.subscribe, () => session.token);
+  const location = useLocation();
+  const route = routeOf(location.pathname);
+  const signedIn = token !== undefined;
+  const authScreen = route.screen === 'signin' || route.screen === 'signup';
+
+  useEffect(() => {
+    if (!signedIn && !authScreen) {
+      const query = location.search.toString();
+      const here = location.pathname + (query ? `?${query}` : '');
+      navigate(here === '/' ? paths.signin() : `${paths.signin()}?${new URLSearchParams({ next: here })}`, { replace: true });
+    } else if (signedIn && authScreen) {
+      navigate(safeNext(location.search.get('next')), { replace: true });
+    }
+  }, [signedIn, authScreen, location.pathname, location.search]);
+
+  if (!signedIn) return <AuthScreen mode={route.screen === 'signup' ? 'signup' : 'signin'} />;
+  if (authScreen) return null; // on the way to the screen asked for
+  return <SignedIn route={route} />;
+}
+
+const sections = [
+  { label: 'Overview', href: () => paths.overview(), active: (route: Route) => route.screen === 'overview' },
+  { label: 'Issues', href: () => paths.issues(), active: (route: Route) => route.screen === 'issues' || route.screen === 'issue' },
+  { label: 'Apps', href: () => paths.apps(), active: (route: Route) => route.screen === 'apps' || route.screen === 'app' },
+];
+
+function SignedIn({ route }: { route: Route }) {
+  const me = useQuery(() => client.auth.me.query(), []);
+  const apps = useQuery(async () => (await client.apps.list.query()).apps, []);
+  const location = useLocation();
+
+  // A new screen: put the keyboard and screen-reader focus on its heading, as a page load would.
+  useEffect(() => {
+    document.querySelector<HTMLElement>('main h1')?.focus({ preventScroll: true });
+  }, [location.pathname]);
+
+  const signOut = async () => {
+    try {
+      await client.auth.logout.mutate();
+    } catch {
+      // Already expired, or the collector is gone: forgetting the token here is what matters.
+    }
+    session.end();
+    navigate(paths.signin());
+  };
+
+  return (
+    <WorkspaceContext.Provider value={{ user: me.data?.user, apps }}>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link href={paths.overview()} className="brand">
+          <span className="brand-mark" aria-hidden="true" />
+          collector
+        </Link>
+        <nav aria-label="Sections" className="sections">
+          {sections.map((section) => (
+            <Link key={section.label} href={section.href()} aria-current={section.active(route) ? 'page' : undefined}>
+              {section.label}
+            </Link>
+          ))}
+        </nav>
+        <div className="account">
+          {me.data && <span className="account-email">{me.data.user.email}</span>}
+          <button type="button" className="button button-quiet" onClick={signOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" className="content">
+        {route.screen === 'overview' && <OverviewScreen />}
+        {route.screen === 'issues' && <IssuesScreen />}
+        {route.screen === 'issue' && <IssueScreen id={route.id} />}
+        {route.screen === 'apps' && <AppsScreen />}
+        {route.screen === 'app' && <AppScreen appKey={route.appKey} />}
+        {route.screen === 'not-found' && (
+          <>
+            <h1 tabIndex={-1}>Not found</h1>
+            <EmptyState title="There is no such page.">
+              <p>
+                <Link href={paths.overview()}>Go to the overview</Link>
+              </p>
+            </EmptyState>
+          </>
+        )}
+      </main>
+    </WorkspaceContext.Provider>
+  );
+}

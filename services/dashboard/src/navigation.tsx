@@ -1,0 +1,91 @@
+// Screens by path, with the History API: real links (middle-click, copy link, keyboard) and the back button work.
+import { type AnchorHTMLAttributes, type MouseEvent, useEffect, useSyncExternalStore } from 'react';
+
+export type Route =
+  | { screen: 'signin' }
+  | { screen: 'signup' }
+  | { screen: 'overview' }
+  | { screen: 'apps' }
+  | { screen: 'app'; appKey: string }
+  | { screen: 'issues' }
+  | { screen: 'issue'; id: string }
+  | { screen: 'not-found' };
+
+function decode(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+export function routeOf(pathname: string): Route {
+  const parts = pathname.split('/').filter(Boolean);
+  const [first, second, ...rest] = parts;
+  if (rest.length > 0) return { screen: 'not-found' };
+  if (first === undefined) return { screen: 'overview' };
+  if (second === undefined) {
+    if (first === 'signin') return { screen: 'signin' };
+    if (first === 'signup') return { screen: 'signup' };
+    if (first === 'apps') return { screen: 'apps' };
+    if (first === 'issues') return { screen: 'issues' };
+    return { screen: 'not-found' };
+  }
+  const value = decode(second);
+  if (value && first === 'apps') return { screen: 'app', appKey: value };
+  if (value && first === 'issues') return { screen: 'issue', id: value };
+  return { screen: 'not-found' };
+}
+
+/** A path with an optional `?app=` filter (an appKey is public; the session token never goes in a URL). */
+export const paths = {
+  overview: (appKey?: string) => withApp('/', appKey),
+  issues: (appKey?: string) => withApp('/issues', appKey),
+  issue: (id: string) => `/issues/${encodeURIComponent(id)}`,
+  apps: () => '/apps',
+  app: (appKey: string) => `/apps/${encodeURIComponent(appKey)}`,
+  signin: () => '/signin',
+  signup: () => '/signup',
+};
+
+function withApp(path: string, appKey: string | undefined) {
+  return appKey ? `${path}?${new URLSearchParams({ app: appKey })}` : path;
+}
+
+const subscribe = (onChange: () => void) => {
+  window.addEventListener('popstate', onChange);
+  return () => window.removeEventListener('popstate', onChange);
+};
+const currentLocation = () => window.location.pathname + window.location.search;
+
+export function useLocation(): { pathname: string; search: URLSearchParams; href: string } {
+  const href = useSyncExternalStore(subscribe, currentLocation);
+  const url = new URL(href, window.location.origin);
+  return { pathname: url.pathname, search: url.searchParams, href };
+}
+
+export function navigate(href: string, options: { replace?: boolean } = {}) {
+  if (href === currentLocation()) return;
+  if (options.replace) window.history.replaceState(null, '', href);
+  else window.history.pushState(null, '', href);
+  window.dispatchEvent(new PopStateEvent('popstate'));
+}
+
+/** An ordinary link that changes screens without reloading the page. */
+export function Link({ href, onClick, ...props }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
+  const follow = (event: MouseEvent<HTMLAnchorElement>) => {
+    onClick?.(event);
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    navigate(href);
+    window.scrollTo(0, 0);
+  };
+  return <a href={href} onClick={follow} {...props} />;
+}
+
+/** The browser tab names the screen, as separate pages would. */
+export function useTitle(title: string) {
+  useEffect(() => {
+    document.title = title ? `${title} · collector` : 'collector';
+  }, [title]);
+}

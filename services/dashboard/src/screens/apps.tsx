@@ -1,0 +1,110 @@
+// The caller's apps, and a form to create one.
+import { type FormEvent, useState } from 'react';
+import { type AppType, appTypes, client, endSessionIfRefused, messageOf } from '../api';
+import { Link, navigate, paths, useTitle } from '../navigation';
+import { EmptyState, ErrorState, Loading } from '../states';
+import { Time } from '../time';
+import { useWorkspace } from '../workspace';
+
+const typeLabels: Record<AppType, string> = {
+  web: 'Web',
+  node: 'Node.js',
+  ios: 'iOS',
+  android: 'Android',
+  'react-native': 'React Native',
+  flutter: 'Flutter',
+  electron: 'Electron',
+  other: 'Other',
+};
+
+export function AppsScreen() {
+  useTitle('Apps');
+  const { apps } = useWorkspace();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const create = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setBusy(true);
+    setError(undefined);
+    try {
+      const { app } = await client.apps.create.mutate({ name: String(form.get('name') ?? ''), type: String(form.get('type')) as AppType });
+      apps.reload();
+      navigate(paths.app(app.appKey));
+    } catch (failure) {
+      endSessionIfRefused(failure);
+      setError(messageOf(failure));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <div className="page-head">
+        <h1 tabIndex={-1}>Apps</h1>
+      </div>
+      {apps.status === 'error' && <ErrorState title="Could not load your apps" message={apps.error} onRetry={apps.reload} />}
+      {apps.status === 'loading' && !apps.data && <Loading />}
+      {apps.data && apps.data.length === 0 && (
+        <EmptyState title="No apps yet">
+          <p>Each app gets an appKey: the SDK in your app sends its errors with it. Create your first app below.</p>
+        </EmptyState>
+      )}
+      {apps.data && apps.data.length > 0 && (
+        <div className="table-scroll">
+          <table className="apps responsive">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Type</th>
+                <th scope="col">appKey</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {apps.data.map((app) => (
+                <tr key={app.appKey}>
+                  <td>
+                    <Link href={paths.app(app.appKey)}>{app.name}</Link>
+                  </td>
+                  <td data-label="Type">{typeLabels[app.type]}</td>
+                  <td data-label="appKey">
+                    <code>{app.appKey}</code>
+                  </td>
+                  <td data-label="Created">
+                    <Time ms={app.createdAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      <section className="panel" aria-labelledby="create-title">
+        <h2 id="create-title">Create an app</h2>
+        <form className="form form-row" onSubmit={create}>
+          <label className="field">
+            <span>Name</span>
+            <input name="name" required maxLength={100} placeholder="Shop" autoComplete="off" />
+          </label>
+          <label className="field">
+            <span>Type</span>
+            <select name="type" defaultValue="web">
+              {appTypes.map((type) => (
+                <option key={type} value={type}>
+                  {typeLabels[type]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit" className="button button-primary" disabled={busy}>
+            {busy ? 'Creating…' : 'Create app'}
+          </button>
+        </form>
+        {error && <ErrorState title="Could not create the app" message={error} />}
+      </section>
+    </>
+  );
+}

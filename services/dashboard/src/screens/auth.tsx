@@ -1,0 +1,77 @@
+// Signing up and signing in: one form, two purposes.
+import { type FormEvent, useState } from 'react';
+import { client, messageOf, session } from '../api';
+import { Link, paths, useLocation, useTitle } from '../navigation';
+
+export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
+  const signup = mode === 'signup';
+  const title = signup ? 'Create your account' : 'Sign in';
+  useTitle(title);
+  const notice = session.notice;
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const { search } = useLocation();
+  const keepNext = search.get('next') ? `?${new URLSearchParams({ next: search.get('next') ?? '' })}` : '';
+
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const credentials = { email: String(form.get('email') ?? ''), password: String(form.get('password') ?? '') };
+    setBusy(true);
+    setError(undefined);
+    try {
+      const { token } = signup ? await client.auth.register.mutate(credentials) : await client.auth.login.mutate(credentials);
+      session.start(token);
+    } catch (failure) {
+      setError(messageOf(failure));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main id="main" className="auth">
+      <div className="auth-card">
+        <p className="brand brand-large">
+          <span className="brand-mark" aria-hidden="true" />
+          collector
+        </p>
+        <h1>{title}</h1>
+        {notice && !error && (
+          <p className="notice notice-info" role="status">
+            {notice}
+          </p>
+        )}
+        <form onSubmit={submit} className="form" aria-describedby={error ? 'auth-error' : undefined}>
+          <label className="field">
+            <span>E-mail</span>
+            <input name="email" type="email" autoComplete={signup ? 'email' : 'username'} required maxLength={254} autoFocus />
+          </label>
+          <label className="field">
+            <span>Password</span>
+            <input name="password" type="password" autoComplete={signup ? 'new-password' : 'current-password'} required minLength={8} maxLength={128} />
+            {signup && <small className="hint">8 to 128 characters; a passphrase is easiest to remember.</small>}
+          </label>
+          {error && (
+            <p id="auth-error" className="notice notice-error" role="alert">
+              {error}
+            </p>
+          )}
+          <button type="submit" className="button button-primary" disabled={busy}>
+            {busy ? 'Please wait…' : signup ? 'Create account' : 'Sign in'}
+          </button>
+        </form>
+        <p className="auth-switch">
+          {signup ? (
+            <>
+              Already have an account? <Link href={paths.signin() + keepNext}>Sign in</Link>
+            </>
+          ) : (
+            <>
+              New here? <Link href={paths.signup() + keepNext}>Create an account</Link>
+            </>
+          )}
+        </p>
+      </div>
+    </main>
+  );
+}
