@@ -1,5 +1,5 @@
 // The HTTP application: health probes, the OpenAPI document, tRPC for the typed client, REST for everyone else.
-import { KnownApps, type RateLimitConfig, appRouter, createContextFactory, createOpenApiDocument, createRateLimiters, toAppError } from '@collector/api';
+import { KnownApps, type RateLimitConfig, appRouter, createContextFactory, createOpenApiDocument, createRateLimiters, errorHeaders, toAppError } from '@collector/api';
 import { type DatabaseHandle, EventWriter } from '@collector/db';
 import { AppError } from '@collector/domain';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
@@ -75,6 +75,8 @@ export function createApp(options: AppOptions) {
       // One call per request, as over REST: a batch would let one small request fan out into many queries.
       allowBatching: false,
       onError: ({ error, req }) => logError(toAppError(error), req as Request),
+      // The same headers as over REST: Retry-After on 429/503, WWW-Authenticate on 401.
+      responseMeta: ({ errors }) => (errors[0] ? { headers: errorHeaders(toAppError(errors[0])) } : {}),
     }),
   );
   // The dashboard's files and its page for non-API paths; everything under /api still ends in the REST adapter.

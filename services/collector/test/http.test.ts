@@ -158,6 +158,7 @@ describe('tRPC endpoint for the typed client', () => {
     const reply = await server.call('GET', '/trpc/auth.me');
     expect(reply.status).toBe(401);
     expect(reply.body.error.data.appError.code).toBe('UNAUTHENTICATED');
+    expect(reply.headers.get('www-authenticate')).toBe('Bearer');
     expect(JSON.stringify(reply.body)).not.toMatch(/stack/);
   });
 });
