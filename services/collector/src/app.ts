@@ -42,13 +42,17 @@ export function createApp(options: AppOptions) {
   app.set('query parser', parseQueryString);
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
 
-  // These paths exist for GET only; other methods get 405 like the API paths.
-  const getOnly: express.RequestHandler = (req, res, next) => {
-    if (req.method === 'GET') return next();
-    res.setHeader('Allow', 'GET');
-    next(new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use GET`));
-  };
-  app.all(['/healthz', '/readyz', '/api/openapi.json'], getOnly);
+  // Paths outside the REST route table answer other methods with 405 like the API paths. For /trpc this also keeps
+  // methods such as TRACE away from tRPC's adapter, whose fetch Request refuses them with a TypeError (a 500).
+  const allowOnly =
+    (...methods: string[]): express.RequestHandler =>
+    (req, res, next) => {
+      if (methods.includes(req.method)) return next();
+      res.setHeader('Allow', methods.join(', '));
+      next(new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use ${methods.join(' or ')}`));
+    };
+  app.all(['/healthz', '/readyz', '/api/openapi.json'], allowOnly('GET'));
+  app.use('/trpc', allowOnly('GET', 'POST'));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

@@ -27,7 +27,8 @@ try {
     logger,
   });
   const where = env.databaseUrl ? 'PostgreSQL' : `embedded PostgreSQL in ${env.dataDir}`;
-  logger.info(`collector listening on ${server.url.replace('localhost', env.host ?? 'localhost').replace(/:\d+$/, `:${env.port}`)} (${where})`);
+  // server.url has the port actually bound, which differs from env.port when PORT=0 asks for any free one.
+  logger.info(`collector listening on ${server.url.replace('localhost', env.host ?? 'localhost')} (${where})`);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
