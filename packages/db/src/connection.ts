@@ -1,7 +1,7 @@
 // Opens the database: PostgreSQL through pg when a URL is given, otherwise embedded PostgreSQL (PGlite) in a folder.
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { Database } from './schema';
@@ -24,6 +24,8 @@ export interface OpenDatabaseOptions {
   maxConnections?: number | undefined;
   /** Errors of idle pooled connections (a PostgreSQL restart); without a listener pg would crash the process. */
   onConnectionError?: ((error: Error) => void) | undefined;
+  /** PostgreSQL only; DEFAULT_TIMEOUTS where not given. */
+  timeouts?: Partial<DatabaseTimeouts> | undefined;
 }
 
 // int8 (counts, ms timestamps) and numeric (sums) as numbers, the one place both backends are normalised.
@@ -32,32 +34,152 @@ const INT8 = 20;
 const NUMERIC = 1700;
 const toNumber = (value: string) => Number(value);
 
+/**
+ * How long a request may wait on PostgreSQL. A database that is down, restarting or frozen must turn requests into
+ * 503s within 5 s (docs/reliability.md), so the longest wait, a checkout plus one statement, stays below that.
+ */
+export interface DatabaseTimeouts {
+  /** A new connection to be accepted, or a busy pool to free one. A frozen server accepts TCP but never answers. */
+  connectMs: number;
+  /** Server side (statement_timeout): PostgreSQL cancels the statement and the connection stays usable. */
+  statementMs: number;
+  /** Client side: a statement unanswered this long fails and its connection is destroyed (a frozen or unreachable server). */
+  queryMs: number;
+  /** The readiness probe's own checkout and query. */
+  pingMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { connectMs: 2_000, statementMs: 3_000, queryMs: 3_500, pingMs: 1_500 };
+
+// Errors of pg and of the PostgreSQL server that mean "the database is not reachable now", not "this statement is wrong".
+const UNAVAILABLE_SYSTEM_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+// 08: connection; 57P: shutdown, terminated, starting up; 53: resources; 57014: statement_timeout fired.
+const UNAVAILABLE_SQLSTATE_CLASSES = ['08', '57P', '53', '57014'];
+const UNAVAILABLE_MESSAGES = [
+  /connection terminated/i,
+  /timeout exceeded when trying to connect/i,
+  /connection.*(closed|ended)/i,
+  /Client has encountered a connection error/i,
+  /Query read timeout/i,
+  /Client was closed and is not queryable/i,
+  // The handle was closed under a request (shutdown): Kysely says so in these words.
+  /driver has already been destroyed/i,
+];
+
+/** True when an error (or one of its causes) says the database cannot be reached now, rather than that the input is wrong. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && (UNAVAILABLE_SYSTEM_CODES.has(code) || UNAVAILABLE_SQLSTATE_CLASSES.some((prefix) => code.startsWith(prefix)))) return true;
+    if (UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(cause.message))) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a connection can serve another query after this error. An error the server sent on a live session
+ * (constraint, syntax, statement_timeout) leaves it usable; anything else (a client-side read timeout, whose statement
+ * may still be running, a dropped socket, a FATAL or shutdown message) does not: a later query would queue behind
+ * the hung one or fail in turn.
+ */
+function leavesConnectionUsable(error: unknown): boolean {
+  if (!(error instanceof pg.DatabaseError)) return false;
+  if (error.severity === 'FATAL' || error.severity === 'PANIC') return false;
+  return !(error.code?.startsWith('08') || error.code?.startsWith('57P'));
+}
+
+/**
+ * The pool as Kysely sees it. Kysely releases a connection without saying whether its last query failed, so pg would
+ * pool a client left mid-query by a read timeout and hand it to the next request. Here such a client refuses further
+ * queries at once (with the error that broke it) and is destroyed on release instead of pooled.
+ */
+function discardingBrokenClients(pool: pg.Pool): PostgresPool {
+  const broken = new WeakMap<pg.PoolClient, Error>();
+  // One wrapper per pg client, so Kysely's own per-client bookkeeping sees the same object at every checkout.
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    const query = async (text: string, parameters: readonly unknown[]) => {
+      const failure = broken.get(client);
+      if (failure) throw failure;
+      try {
+        return await client.query(text, parameters as unknown[]);
+      } catch (error) {
+        if (!leavesConnectionUsable(error)) broken.set(client, error instanceof Error ? error : new Error(String(error)));
+        throw error;
+      }
+    };
+    return {
+      // Cursors (streaming) are not used here; the overload is declared for Kysely's type only.
+      query: query as unknown as PostgresPoolClient['query'],
+      release: () => client.release(broken.get(client)),
+    };
+  };
+  return {
+    connect: async () => {
+      const client = await pool.connect();
+      let wrapper = wrappers.get(client);
+      if (!wrapper) {
+        wrapper = wrap(client);
+        wrappers.set(client, wrapper);
+      }
+      return wrapper;
+    },
+    end: () => pool.end(),
+  };
+}
+
 function openPostgres(options: OpenDatabaseOptions & { url: string }): DatabaseHandle {
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const types = {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === INT8 || oid === NUMERIC ? toNumber : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  };
   const pool = new pg.Pool({
     connectionString: options.url,
+    // A URL's own application_name wins over this one.
+    application_name: 'collector',
     max: options.maxConnections ?? 10,
-    connectionTimeoutMillis: 5_000,
-    // A database that stops answering must fail requests (503), not hold them forever.
-    query_timeout: 10_000,
-    statement_timeout: 10_000,
+    connectionTimeoutMillis: timeouts.connectMs,
+    // A database that stops answering must fail requests (503), not hold them: the server cancels a slow statement,
+    // and the client gives up on a server that answers nothing at all (frozen, or the network gone).
+    statement_timeout: timeouts.statementMs,
+    query_timeout: timeouts.queryMs,
     keepAlive: true,
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8 || oid === NUMERIC ? toNumber : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-    },
+    types,
+  });
+  // The readiness probe has connections of its own: it must neither wait behind requests for a pooled connection
+  // nor leave its hung queries holding the requests' connections while the database is frozen.
+  const probe = new pg.Pool({
+    connectionString: options.url,
+    application_name: 'collector',
+    max: 1,
+    connectionTimeoutMillis: timeouts.pingMs,
+    query_timeout: timeouts.pingMs,
+    keepAlive: true,
   });
   const report = (error: Error) => options.onConnectionError?.(error);
-  pool.on('error', report);
-  // A client checked out for a query emits 'error' itself when its connection drops; unheard, that ends the process.
-  pool.on('connect', (client) => client.on('error', report));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  for (const each of [pool, probe]) {
+    each.on('error', report);
+    // A client checked out for a query emits 'error' itself when its connection drops; unheard, that ends the process.
+    each.on('connect', (client) => client.on('error', report));
+  }
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardingBrokenClients(pool) }) });
   return {
     db,
     backend: 'postgres',
     ping: async () => {
-      await sql`select 1`.execute(db);
+      const client = await probe.connect();
+      try {
+        await client.query('select 1');
+        client.release();
+      } catch (error) {
+        client.release(error instanceof Error ? error : true);
+        throw error;
+      }
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await Promise.all([db.destroy(), probe.end()]);
+    },
   };
 }
 

@@ -2,7 +2,10 @@
 // Under light load a batch is written at once, alone (no timer, no added latency); under heavy load each
 // statement carries many batches, so the hot rows (issues, totals) are locked and written once per group
 // instead of once per request. Every batch is answered only after the statement holding it committed.
+// When a statement fails because the database is unreachable, the batches queued behind it fail with it at once:
+// sent on, each would wait out its own timeout against a dead database before its client heard anything.
 import type { Kysely } from 'kysely';
+import { isDatabaseUnavailable } from './connection';
 import { type Batch, type StoreResult, storeBatches } from './ingest';
 import type { Database } from './schema';
 
@@ -72,6 +75,10 @@ export class EventWriter {
       const results = await this.storeWithRetry(group.map((pending) => pending.batch));
       group.forEach((pending, index) => pending.resolve(results[index] as StoreResult));
     } catch (error) {
+      if (isDatabaseUnavailable(error)) {
+        for (const pending of [...group, ...this.queue.splice(0)]) pending.reject(error);
+        return;
+      }
       if (group.length === 1 || !isDataError(error)) {
         for (const pending of group) pending.reject(error);
         return;
