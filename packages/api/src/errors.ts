@@ -1,4 +1,5 @@
 // The one error map: contract code -> tRPC code and HTTP status, and the translation of anything thrown into an AppError.
+import { isDatabaseUnavailable } from '@collector/db';
 import { AppError, type ErrorCode, validationError, detailsOf } from '@collector/domain';
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
@@ -26,30 +27,8 @@ export function fail(code: ErrorCode, message: string, options?: ConstructorPara
   throw new TRPCError({ code: errorStatus[code].trpc, message, cause });
 }
 
-// Errors of pg and of the PostgreSQL server that mean "the database is not reachable now", not "this request is wrong".
-const UNAVAILABLE_SYSTEM_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-// 08: connection; 57P: shutdown; 53: resources; 57014: statement_timeout fired.
-const UNAVAILABLE_SQLSTATE_CLASSES = ['08', '57P', '53', '57014'];
 // Text the database cannot store (NUL, invalid Unicode escapes): the input's fault, whichever field slipped past validation.
 const UNSTORABLE_SQLSTATES = new Set(['22021', '22P05']);
-const UNAVAILABLE_MESSAGES = [
-  /connection terminated/i,
-  /timeout exceeded when trying to connect/i,
-  /connection.*(closed|ended)/i,
-  /Client has encountered a connection error/i,
-  /Query read timeout/i,
-  // The handle was closed under a request (shutdown): Kysely says so in these words.
-  /driver has already been destroyed/i,
-];
-
-export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === 'string' && (UNAVAILABLE_SYSTEM_CODES.has(code) || UNAVAILABLE_SQLSTATE_CLASSES.some((prefix) => code.startsWith(prefix)))) return true;
-    if (UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(cause.message))) return true;
-  }
-  return false;
-}
 
 export const RETRY_AFTER_UNAVAILABLE_SECONDS = 2;
 

@@ -1,6 +1,6 @@
 export { createContextFactory, createContextInner, type Context, type ContextDeps } from './context';
 export { KnownApps } from './known-apps';
-export { errorHeaders, errorStatus, isDatabaseUnavailable, toAppError } from './errors';
+export { errorHeaders, errorStatus, toAppError } from './errors';
 export { createOpenApiDocument } from './openapi';
 export { createRateLimiters, defaultRateLimits, type RateLimitConfig, type RateLimiters } from './rate-limiter';
 export { restRoutes, routesForPath, successStatus, type RestRoute } from './rest';

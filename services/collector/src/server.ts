@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { defaultRateLimits, type RateLimitConfig } from '@collector/api';
-import { type DatabaseHandle, migrateToLatest, openDatabase } from '@collector/db';
+import { type DatabaseHandle, migrateDatabase, migrateToLatest, openDatabase } from '@collector/db';
 import { createApp } from './app';
 import type { Logger } from './logger';
 
@@ -27,17 +27,22 @@ export interface RunningServer {
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { logger } = options;
+  // PostgreSQL is migrated on a connection of its own, free of the request timeouts; the embedded database holds one
+  // connection only, so it is migrated on the handle that then serves.
+  if (options.databaseUrl) await migrateDatabase({ url: options.databaseUrl });
   const database = await openDatabase({
     url: options.databaseUrl,
     dataDir: options.dataDir,
     maxConnections: options.databasePoolSize,
     onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
   });
-  try {
-    await migrateToLatest(database.db);
-  } catch (error) {
-    await database.close();
-    throw error;
+  if (!options.databaseUrl) {
+    try {
+      await migrateToLatest(database.db);
+    } catch (error) {
+      await database.close();
+      throw error;
+    }
   }
   const app = createApp({
     database,
