@@ -1,8 +1,9 @@
 // The write path. One SQL statement stores the events of one or many batches (of any apps) and moves every
-// counter they touch: issues, distinct users, hourly and per-app totals. One round trip, one commit, and the hot
-// issue rows stay locked only for that statement. EventWriter merges concurrent batches into such statements
-// (group commit) and answers each batch once its statement has committed.
-import { displayMessage, errorTypeOf, type StoredEvent } from '@collector/domain';
+// counter they touch: issues, distinct users (per issue, app and owner, and each user's active hours), hourly and
+// per-app totals. One round trip, one commit, and the hot issue rows stay locked only for that statement.
+// EventWriter merges concurrent batches into such statements (group commit) and answers each batch once its
+// statement has committed.
+import { displayMessage, errorTypeOf, limits, type StoredEvent } from '@collector/domain';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema';
 
@@ -19,7 +20,9 @@ export interface Batch {
   receivedAt: number;
 }
 
-const STORE_EVENTS = (columns: unknown[][]) => sql<{ app_key: string; event_id: string }>`
+const HOUR = 3_600_000;
+
+const STORE_EVENTS = (columns: unknown[][], keepFrom: number) => sql<{ app_key: string; event_id: string }>`
   with src as (
     select * from unnest(
       ${columns[0]}::text[], ${columns[1]}::text[], ${columns[2]}::text[], ${columns[3]}::text[], ${columns[4]}::int8[],
@@ -62,12 +65,104 @@ const STORE_EVENTS = (columns: unknown[][]) => sql<{ app_key: string; event_id: 
     -- xmax is 0 only on a row this statement inserted: that is how new issues are told from updated ones.
     returning app_key, xmax = 0 as created
   ),
-  new_app_users as (
-    insert into app_users (app_key, anonymous_id)
-    select distinct app_key, anonymous_id from ins where anonymous_id is not null
+  -- Who was active in which hour: users and issues ("subjects"), for the overview's windowed distinct counts (see
+  -- migration 0003). A subject this statement adds hours to is upserted, which locks its row and reads its hour list
+  -- back as it now is, committed writers included: every change to one subject's hours is decided there, one statement
+  -- at a time, so links and counts stay exact when statements write the same subject at once. A subject that already
+  -- has every hour (as this statement's snapshot shows; hours are never removed) is left alone, unlocked: the common
+  -- case costs one index probe. Lists keep the hours from keep_from on (and the one before): new hours never precede it.
+  subject_hours as (
+    select distinct app_key, 'u'::text as kind, anonymous_id as subject, (timestamp / 3600000)::int4 as hour from ins where anonymous_id is not null
+    union
+    select distinct app_key, 'i'::text, fingerprint, (timestamp / 3600000)::int4 from ins
+  ),
+  batch_subjects as (
+    select app_key, kind, subject, array_agg(hour order by hour) as hours from subject_hours group by app_key, kind, subject
+  ),
+  keep as (select least(${keepFrom}::int4, min(hour)) as keep_from from subject_hours),
+  user_changes as (
+    insert into app_users as u (app_key, anonymous_id, hours)
+    select b.app_key, b.subject, b.hours from batch_subjects b
+    where b.kind = 'u' and not exists (select from app_users k where k.app_key = b.app_key and k.anonymous_id = b.subject and k.hours @> b.hours)
     order by 1, 2
+    on conflict (app_key, anonymous_id) do update set hours = merge_hours(u.hours, excluded.hours, (select keep_from from keep))
+    where not u.hours @> excluded.hours
+    returning app_key, anonymous_id, hours, xmax = 0 as created
+  ),
+  issue_changes as (
+    insert into issue_hours as i (app_key, fingerprint, hours)
+    select b.app_key, b.subject, b.hours from batch_subjects b
+    where b.kind = 'i' and not exists (select from issue_hours k where k.app_key = b.app_key and k.fingerprint = b.subject and k.hours @> b.hours)
+    order by 1, 2
+    on conflict (app_key, fingerprint) do update set hours = merge_hours(i.hours, excluded.hours, (select keep_from from keep))
+    where not i.hours @> excluded.hours
+    returning app_key, fingerprint, hours
+  ),
+  changes as (
+    select app_key, 'u'::text as kind, anonymous_id as subject, hours from user_changes
+    union all
+    select app_key, 'i'::text, fingerprint, hours from issue_changes
+  ),
+  -- Every hour in a subject's list has its row here, written with it: the insert tells which hours are new.
+  new_links as (
+    insert into activity_hours (app_key, kind, subject, hour, prev_hour)
+    select c.app_key, c.kind, c.subject, b.hour, coalesce((select max(h) from unnest(c.hours) h where h < b.hour), -1)
+    from changes c join subject_hours b on b.app_key = c.app_key and b.kind = c.kind and b.subject = c.subject
+    order by 1, 2, 3, 4
     on conflict do nothing
-    returning app_key
+    returning app_key, kind, subject, hour, prev_hour
+  ),
+  added as (
+    select app_key, kind, subject, array_agg(hour) as hours from new_links group by app_key, kind, subject
+  ),
+  -- A new hour before hours already stored (a late event) becomes the previous hour of the next stored one.
+  relinks as (
+    select c.app_key, c.kind, c.subject, s.hour,
+      coalesce((select max(h) from unnest(c.hours) h where h < s.hour and h <> all (a.hours)), -1) as old_prev,
+      coalesce((select max(h) from unnest(c.hours) h where h < s.hour), -1) as new_prev
+    from added a
+    join changes c on c.app_key = a.app_key and c.kind = a.kind and c.subject = a.subject
+    cross join lateral (select distinct (select min(h) from unnest(c.hours) h where h > n) as hour from unnest(a.hours) n) s
+    where s.hour <> all (a.hours)
+  ),
+  -- An upsert rather than an update: the stored row may be newer than this statement's snapshot (the lock taken
+  -- above waited for its writer), and only ON CONFLICT sees it.
+  relinked as (
+    insert into activity_hours (app_key, kind, subject, hour, prev_hour)
+    select app_key, kind, subject, hour, new_prev from relinks
+    order by 1, 2, 3, 4
+    on conflict (app_key, kind, subject, hour) do update set prev_hour = excluded.prev_hour
+  ),
+  link_delta as (
+    select app_key, kind, hour / 24 as day, prev_hour, 1 as links from new_links
+    union all select app_key, kind, hour / 24, old_prev, -1 from relinks
+    union all select app_key, kind, hour / 24, new_prev, 1 from relinks
+  ),
+  links_by_prev_day as (
+    insert into activity_by_prev_day as t (app_key, kind, day, prev_day, links)
+    select app_key, kind, day, case when prev_hour < 0 then -1 else prev_hour / 24 end, sum(links) from link_delta
+    group by 1, 2, 3, 4 having sum(links) <> 0 order by 1, 2, 3, 4
+    on conflict (app_key, kind, day, prev_day) do update set links = t.links + excluded.links
+  ),
+  links_by_prev_hour as (
+    insert into activity_by_prev_hour as t (app_key, kind, day, prev_hour, links)
+    select app_key, kind, day, prev_hour, sum(links) from link_delta
+    group by 1, 2, 3, 4 having sum(links) <> 0 order by 1, 2, 3, 4
+    on conflict (app_key, kind, day, prev_hour) do update set links = t.links + excluded.links
+  ),
+  -- Distinct ids over all of an owner's apps: only an id new to an app can be new to its owner.
+  new_owner_users as (
+    insert into owner_users as o (user_id, anonymous_id, apps)
+    select a.user_id, c.anonymous_id, count(*) from user_changes c join apps a on a.app_key = c.app_key
+    where c.created
+    group by 1, 2 order by 1, 2
+    on conflict (user_id, anonymous_id) do update set apps = o.apps + excluded.apps
+    returning user_id, xmax = 0 as created
+  ),
+  owner_delta as (
+    insert into owner_totals as t (user_id, users)
+    select user_id, count(*) from new_owner_users where created group by 1 order by 1
+    on conflict (user_id) do update set users = t.users + excluded.users
   ),
   hourly as (
     insert into app_hourly (app_key, hour_start, events, errors, failed_requests)
@@ -88,7 +183,7 @@ const STORE_EVENTS = (columns: unknown[][]) => sql<{ app_key: string; event_id: 
       errors = t.errors + d.errors,
       failed_requests = t.failed_requests + d.failed_requests,
       issues = t.issues + (select count(*) from upserted x where x.app_key = d.app_key and x.created),
-      users = t.users + (select count(*) from new_app_users y where y.app_key = d.app_key)
+      users = t.users + (select count(*) from user_changes y where y.app_key = d.app_key and y.created)
     from app_delta d
     where t.app_key = d.app_key
   )
@@ -122,7 +217,10 @@ export async function storeBatches(db: Kysely<Database>, batches: readonly Batch
   });
   const stored = batches.map(() => 0);
   if (owner.size > 0) {
-    const { rows } = await STORE_EVENTS(columns).execute(db);
+    // Hour lists keep what any event still to come can need: none is older than maxEventAgeMs when received (a margin
+    // of two days covers batches waiting in a queue and clocks that disagree).
+    const keepFrom = Math.floor((Math.min(...batches.map((batch) => batch.receivedAt)) - limits.maxEventAgeMs) / HOUR) - 48;
+    const { rows } = await STORE_EVENTS(columns, keepFrom).execute(db);
     for (const row of rows) {
       const index = owner.get(`${row.app_key}\u0000${row.event_id}`);
       if (index !== undefined) stored[index] = (stored[index] ?? 0) + 1;

@@ -23,24 +23,32 @@ export interface IssueListQuery {
   limit: number;
 }
 
-/** The user's issues, newest lastSeenAt first; reads one row more than asked to tell whether a next page exists. */
+/**
+ * The user's issues, newest lastSeenAt first (ties: appKey, then fingerprint, descending); reads one row more than asked
+ * to tell whether a next page exists. Each app's issues come in that order from issues_app_last_seen, so the page is
+ * merged from at most limit + 1 rows of each app, starting at the cursor: the cost does not grow with the issues
+ * skipped. The cursor (lastSeenAt, appKey, fingerprint) becomes, for each app, a bound on (last_seen_at, fingerprint)
+ * that the index can seek to: an app after the cursor's (in the descending order) may take last_seen_at = lastSeenAt,
+ * one before it only older, and the cursor's own app continues after its fingerprint ('' sorts before any fingerprint).
+ */
 export async function listIssues(db: Kysely<Database>, query: IssueListQuery): Promise<{ rows: IssueRow[]; hasMore: boolean }> {
-  let select = db
-    .selectFrom('issues')
-    .innerJoin('apps', 'apps.app_key', 'issues.app_key')
-    .selectAll('issues')
-    .where('apps.user_id', '=', query.userId);
-  if (query.appKey !== undefined) select = select.where('issues.app_key', '=', query.appKey);
-  if (query.after) {
-    const { lastSeenAt, appKey, fingerprint } = query.after;
-    select = select.where(sql<boolean>`(issues.last_seen_at, issues.app_key, issues.fingerprint) < (${lastSeenAt}, ${appKey}, ${fingerprint})`);
-  }
-  const rows = await select
-    .orderBy('issues.last_seen_at', 'desc')
-    .orderBy('issues.app_key', 'desc')
-    .orderBy('issues.fingerprint', 'desc')
-    .limit(query.limit + 1)
-    .execute();
+  const take = query.limit + 1;
+  const after = query.after;
+  const bound = after
+    ? sql`and (i.last_seen_at, i.fingerprint) < (
+        case when a.app_key < ${after.appKey} then ${after.lastSeenAt}::int8 + 1 else ${after.lastSeenAt}::int8 end,
+        case when a.app_key = ${after.appKey} then ${after.fingerprint} else '' end)`
+    : sql``;
+  const one = query.appKey === undefined ? sql`` : sql`and a.app_key = ${query.appKey}`;
+  const { rows } = await sql<IssueRow>`
+    select i.* from apps a
+    cross join lateral (
+      select * from issues i where i.app_key = a.app_key ${bound}
+      order by i.last_seen_at desc, i.fingerprint desc limit ${take}
+    ) i
+    where a.user_id = ${query.userId} ${one}
+    order by i.last_seen_at desc, i.app_key desc, i.fingerprint desc
+    limit ${take}`.execute(db);
   return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
 }
 

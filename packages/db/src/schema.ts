@@ -68,6 +68,57 @@ export interface IssueUsersTable {
 export interface AppUsersTable {
   app_key: string;
   anonymous_id: string;
+  /** The user's recent active UTC hours (ms / 3,600,000) in this app, ascending: the last 32 days' and the one before. */
+  hours: Generated<number[]>;
+}
+
+/** kind 'u': an app's user (subject: anonymous id); 'i': an issue (subject: fingerprint). See migration 0003. */
+export type ActivityKind = 'u' | 'i';
+
+/** One row per subject and active UTC hour, linked to the subject's active hour before it (-1 for none). */
+export interface ActivityHoursTable {
+  app_key: string;
+  kind: ActivityKind;
+  subject: string;
+  hour: number;
+  prev_hour: number;
+}
+
+/** Those links counted per day of the hour and per day of the hour before (-1 for none). */
+export interface ActivityByPrevDayTable {
+  app_key: string;
+  kind: ActivityKind;
+  day: number;
+  prev_day: number;
+  links: number;
+}
+
+/** Those links counted per day of the hour and the hour before (-1 for none). */
+export interface ActivityByPrevHourTable {
+  app_key: string;
+  kind: ActivityKind;
+  day: number;
+  prev_hour: number;
+  links: number;
+}
+
+/** An issue's recent active hours (as app_users.hours for a user). */
+export interface IssueHoursTable {
+  app_key: string;
+  fingerprint: string;
+  hours: number[];
+}
+
+/** Distinct anonymous ids over all of an account's apps, and in how many of them each was seen. */
+export interface OwnerUsersTable {
+  user_id: string;
+  anonymous_id: string;
+  apps: number;
+}
+
+export interface OwnerTotalsTable {
+  user_id: string;
+  users: number;
 }
 
 /** Events per app and UTC hour (hour_start: ms, a multiple of 3,600,000). */
@@ -89,6 +140,12 @@ export interface Database {
   issue_users: IssueUsersTable;
   app_users: AppUsersTable;
   app_hourly: AppHourlyTable;
+  activity_hours: ActivityHoursTable;
+  activity_by_prev_day: ActivityByPrevDayTable;
+  activity_by_prev_hour: ActivityByPrevHourTable;
+  issue_hours: IssueHoursTable;
+  owner_users: OwnerUsersTable;
+  owner_totals: OwnerTotalsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

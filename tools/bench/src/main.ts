@@ -2,7 +2,8 @@
 //
 //   pnpm bench                 PostgreSQL on 127.0.0.1:5432 (fresh databases, dropped at the end)
 //   pnpm bench --embedded      embedded backend: collector on PGlite in a temp folder vs a bare PGlite server
-//   pnpm bench --all           both, one after the other
+//   pnpm bench --queries       dashboard queries at 1M events (queries.ts): p50/p95 over 200 calls each, through the API
+//   pnpm bench --all           all three, one after the other
 //   options: --seconds 10 --rounds 2 --warmup 3 --connections 32 --pool 10 --skip-paced --paced-share 0.8
 //            --profile (both servers under --cpu-prof, summarised at the end) --node-args "..." --pg-url URL
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -16,11 +17,17 @@ import { createEventSource, type EventSource } from './events';
 import { closedLoopRound, emptyTally, pacedRound, type Tally, type Target } from './load';
 import { type Child, freePort, machineBusyMs, postgresCpuMs, processCpuMs, startChild, watchMemory } from './procs';
 import { busyMs, summarizeProfile } from './profile';
+import { runQueryBench } from './queries';
 
 const { values: flags } = parseArgs({
   options: {
     embedded: { type: 'boolean', default: false },
     all: { type: 'boolean', default: false },
+    queries: { type: 'boolean', default: false },
+    events: { type: 'string', default: '1000000' },
+    calls: { type: 'string', default: '200' },
+    'reuse-db': { type: 'string' },
+    'seed-file': { type: 'string' },
     seconds: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '2' },
     warmup: { type: 'string', default: '3' },
@@ -42,8 +49,8 @@ if (flags.help) {
 }
 
 function readHeader() {
-  return `pnpm bench [--embedded | --all] [--seconds 10] [--rounds 2] [--warmup 3] [--connections 32] [--pool 10]
-           [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`;
+  return `pnpm bench [--embedded | --queries | --all] [--events 1000000] [--calls 200] [--seconds 10] [--rounds 2] [--warmup 3] [--connections 32] [--pool 10]
+           [--reuse-db NAME --seed-file FILE] [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`;
 }
 
 const number = (name: keyof typeof flags, min: number, max: number): number => {
@@ -61,6 +68,8 @@ const options = {
   connections: number('connections', 1, 1000),
   pool: number('pool', 1, 200),
   pacedShare: number('paced-share', 0.05, 1),
+  events: number('events', 1000, 100_000_000),
+  calls: number('calls', 1, 100_000),
 };
 const adminUrl = new URL(flags['pg-url'] as string);
 if (!['127.0.0.1', 'localhost', '[::1]'].includes(adminUrl.hostname)) {
@@ -476,10 +485,26 @@ async function runMode(backend: 'postgres' | 'embedded') {
 
 // ---------------------------------------------------------------- main
 
-const modes: ('postgres' | 'embedded')[] = flags.all ? ['postgres', 'embedded'] : flags.embedded ? ['embedded'] : ['postgres'];
+const modes: ('postgres' | 'embedded' | 'queries')[] = flags.all
+  ? ['postgres', 'embedded', 'queries']
+  : flags.queries
+    ? ['queries']
+    : flags.embedded
+      ? ['embedded']
+      : ['postgres'];
 let ok = true;
 try {
-  for (const mode of modes) ok = (await runMode(mode)) && ok;
+  for (const mode of modes) {
+    if (mode === 'queries') {
+      const reuse = flags['reuse-db'] ? { database: flags['reuse-db'], seedFile: flags['seed-file'] ?? '' } : undefined;
+      const result = await runQueryBench({ repoRoot, adminUrl, events: options.events, calls: options.calls, pool: options.pool, cleanups, reuse });
+      console.log(result.lines.join('\n'));
+      await cleanup();
+      ok = result.ok && ok;
+    } else {
+      ok = (await runMode(mode)) && ok;
+    }
+  }
 } catch (error) {
   console.error(error);
   ok = false;

@@ -2,8 +2,16 @@
 import type { Migration } from 'kysely';
 import * as initial from './2026_11_21_0001_initial';
 import * as appHourly from './2026_11_21_0002_app_hourly';
+import * as activityHours from './2026_11_21_0003_activity_hours';
+import * as ownerUsers from './2026_11_21_0004_owner_users';
+import * as eventsWindowIndex from './2026_11_21_0005_events_window_index';
+import * as overviewWindow from './2026_11_21_0006_overview_window';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_21_0001_initial': initial,
   '2026_11_21_0002_app_hourly': appHourly,
+  '2026_11_21_0003_activity_hours': activityHours,
+  '2026_11_21_0004_owner_users': ownerUsers,
+  '2026_11_21_0005_events_window_index': eventsWindowIndex,
+  '2026_11_21_0006_overview_window': overviewWindow,
 };

@@ -1,0 +1,280 @@
+// The query bench (`pnpm bench --queries`): dashboard queries through the HTTP API against a collector on a fresh
+// PostgreSQL database seeded with 1,000,000 events (tools/seed), p50 and p95 over 200 calls of each.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { type Child, freePort, machineBusyMs, postgresCpuMs, processCpuMs, startChild } from './procs';
+
+export interface QueryBenchOptions {
+  repoRoot: string;
+  adminUrl: URL;
+  events: number;
+  calls: number;
+  pool: number;
+  /** Stops and cleanups, run by the caller at the end or on a signal. */
+  cleanups: (() => Promise<void> | void)[];
+  /**
+   * For working on the queries: measure a database seeded before (kept, not dropped) with the seed's output file
+   * (`pnpm --filter @collector/seed seed --out`), instead of seeding a fresh one. Reported figures come from fresh runs.
+   */
+  reuse?: { database: string; seedFile: string } | undefined;
+}
+
+interface Seeded {
+  token: string;
+  apps: { appKey: string; name: string; events: number }[];
+  events: number;
+  seconds: number;
+}
+
+interface Query {
+  name: string;
+  /** p95 target, ms. */
+  target: number;
+  path: () => string;
+}
+
+interface Measured {
+  name: string;
+  target: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  bytes: number;
+}
+
+const DAY = 86_400_000;
+
+/**
+ * Microseconds during which some runnable task waited for a CPU (Linux PSI, /proc/pressure/cpu "some"), NaN where
+ * unavailable. One request at a time keeps at most a process or two runnable here, so on an idle 2-CPU machine this
+ * stays near zero; when it does not, the CPUs were taken away from under us (a VM whose host is busy, which this
+ * machine's own CPU counters do not show).
+ */
+function cpuStallUs(): number {
+  try {
+    const line = readFileSync('/proc/pressure/cpu', 'utf8').split('\n')[0] ?? '';
+    return Number(/total=(\d+)/.exec(line)?.[1] ?? Number.NaN);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** GET with a keep-alive agent; resolves with the status, the body and the time to the last byte (ms). */
+function get(agent: Agent, origin: string, path: string, token: string): Promise<{ status: number; body: string; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = request(new URL(path, origin), { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+
+/** Runs the seed (tools/seed) against a running collector, printing its progress; returns what it wrote. */
+async function runSeed(repoRoot: string, origin: string, events: number): Promise<Seeded> {
+  const dir = mkdtempSync(join(tmpdir(), 'collector-bench-seed-'));
+  const out = join(dir, 'seed.json');
+  try {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'tools/seed/src/main.ts'), '--url', origin, '--events', String(events), '--out', out], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let last = 0;
+    child.stderr?.on('data', (chunk: Buffer) => {
+      // Progress every 30 s is enough for a log.
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+        if (Date.now() - last > 30_000 || !line.includes('events in')) {
+          process.stderr.write(`  seed: ${line.trim()}\n`);
+          last = Date.now();
+        }
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    if (code !== 0) throw new Error(`seed exited with ${code}`);
+    return JSON.parse(readFileSync(out, 'utf8')) as Seeded;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines: string[]; ok: boolean }> {
+  const started = Date.now();
+  const admin = new pg.Client({ connectionString: options.adminUrl.href });
+  await admin.connect();
+  const version = (await admin.query<{ server_version: string }>('show server_version')).rows[0]?.server_version;
+  const name = options.reuse?.database ?? `bench_queries_${Date.now().toString(36)}_${process.pid}`;
+  // Cleanups run last pushed first: the servers and the session on the database go, then the database, then admin.
+  options.cleanups.push(() => admin.end());
+  if (!options.reuse) {
+    await admin.query(`create database "${name}"`);
+    options.cleanups.push(async () => {
+      await admin.query(`drop database if exists "${name}" with (force)`);
+    });
+  }
+  const url = new URL(options.adminUrl.href);
+  url.pathname = `/${name}`;
+
+  const start = async () => {
+    const port = await freePort();
+    const child = await startChild({
+      name: 'collector',
+      script: join(options.repoRoot, 'services/collector/src/main.ts'),
+      cwd: options.repoRoot,
+      port,
+      env: { DATABASE_URL: url.href, DATABASE_POOL_SIZE: String(options.pool), PORT: String(port), HOST: '127.0.0.1', INGEST_RATE_LIMIT: '0', LOG_LEVEL: 'warn' },
+    });
+    options.cleanups.push(() => child.stop());
+    return child;
+  };
+
+  let collector: Child;
+  let seeded: Seeded;
+  if (options.reuse) {
+    seeded = JSON.parse(readFileSync(options.reuse.seedFile, 'utf8')) as Seeded;
+  } else {
+    // 1. Seed through the API, as real traffic fills every counter and index.
+    process.stderr.write(`queries: seeding ${options.events} events into ${name}\n`);
+    collector = await start();
+    seeded = await runSeed(options.repoRoot, collector.origin, options.events);
+    await collector.stop();
+  }
+  // 2. What autovacuum does on its own sooner or later, done now so every run measures the same state: statistics for
+  //    the planner, and the visibility map that lets index-only scans skip the table.
+  const vacuumStarted = performance.now();
+  const db = new pg.Client({ connectionString: url.href });
+  await db.connect();
+  options.cleanups.push(() => db.end());
+  await db.query('vacuum (analyze)');
+  const vacuumSeconds = (performance.now() - vacuumStarted) / 1000;
+  const sizes = (
+    await db.query<{ events: string; size: string }>(`select (select count(*) from events)::text as events, pg_size_pretty(pg_database_size(current_database())) as size`)
+  ).rows[0];
+
+  // 3. A fresh collector process, as after a restart.
+  collector = await start();
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const token = seeded.token;
+  const largest = [...seeded.apps].sort((a, b) => b.events - a.events)[0] as Seeded['apps'][number];
+  const call = async (path: string) => {
+    const reply = await get(agent, collector.origin, path, token);
+    if (reply.status !== 200) throw new Error(`GET ${path}: ${reply.status} ${reply.body.slice(0, 300)}`);
+    return reply;
+  };
+  // The cursor of page 20 (50 issues a page), and the issue with the most events of the largest app.
+  let cursor = '';
+  for (let page = 1; page < 20; page++) {
+    const next = JSON.parse((await call(`/api/issues?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body).nextCursor as string | null;
+    if (!next) throw new Error(`only ${page} pages of issues`);
+    cursor = next;
+  }
+  const issue = (await db.query<{ fingerprint: string }>('select fingerprint from issues where app_key = $1 order by event_count desc limit 1', [largest.appKey])).rows[0];
+  const issueId = `${largest.appKey}:${issue?.fingerprint}`;
+  const lastWeek = (appKey?: string) => {
+    const now = Date.now();
+    return `/api/overview?${appKey ? `appKey=${appKey}&` : ''}from=${now - 7 * DAY}&to=${now}`;
+  };
+  const queries: Query[] = [
+    { name: 'overview, one app (the largest)', target: 10, path: () => `/api/overview?appKey=${largest.appKey}` },
+    { name: 'overview, all apps', target: 35, path: () => '/api/overview' },
+    { name: 'overview, one app, last 7 days (from/to)', target: 10, path: () => lastWeek(largest.appKey) },
+    { name: 'issues, first page (all apps, 50)', target: 10, path: () => '/api/issues?limit=50' },
+    { name: 'issues, page 20 (cursor)', target: 10, path: () => `/api/issues?limit=50&cursor=${encodeURIComponent(cursor)}` },
+    { name: "issue detail (largest issue, 50 events)", target: 10, path: () => `/api/issues/${encodeURIComponent(issueId)}` },
+    // Beyond the issue's list, for the record: the dashboard's chart and the all-apps window.
+    { name: 'overview, all apps, last 7 days', target: 35, path: () => lastWeek() },
+    { name: 'timeseries, one app, 30 days by day', target: 10, path: () => `/api/overview/timeseries?appKey=${largest.appKey}&bucket=day` },
+  ];
+
+  // 4. The answers first: the windowed totals must equal counting the events themselves.
+  const now = Date.now();
+  const checks: string[] = [];
+  for (const appKey of [largest.appKey, undefined]) {
+    const from = now - 7 * DAY;
+    const got = JSON.parse((await call(`/api/overview?${appKey ? `appKey=${appKey}&` : ''}from=${from}&to=${now}`)).body).totals;
+    const { rows } = await db.query(
+      `select count(*)::int as events, (count(*) filter (where type = 'error'))::int as errors, (count(*) filter (where type = 'request'))::int as "failedRequests",
+              count(distinct anonymous_id)::int as "affectedUsers", count(distinct (app_key, fingerprint))::int as issues
+         from events where ($1::text is null or app_key = $1) and timestamp >= $2 and timestamp < $3`,
+      [appKey ?? null, from, now],
+    );
+    const same = JSON.stringify(got) === JSON.stringify(rows[0]);
+    checks.push(`${appKey ? 'largest app' : 'all apps'} last 7 days ${same ? 'equal' : `DIFFER: api ${JSON.stringify(got)} events ${JSON.stringify(rows[0])}`}`);
+  }
+
+  // 5. Measure: a few warm-up calls, then `calls` sequential calls of each query, one connection.
+  const ncpu = cpus().length;
+  const cpuBefore = {
+    collector: processCpuMs(collector.pid),
+    postgres: postgresCpuMs(),
+    bench: process.cpuUsage(),
+    machine: machineBusyMs(),
+    stall: cpuStallUs(),
+    wall: performance.now(),
+  };
+  const results: Measured[] = [];
+  for (const query of queries) {
+    for (let i = 0; i < 20; i++) await call(query.path());
+    const times: number[] = [];
+    let bytes = 0;
+    for (let i = 0; i < options.calls; i++) {
+      const reply = await call(query.path());
+      times.push(reply.ms);
+      bytes = reply.body.length;
+    }
+    times.sort((a, b) => a - b);
+    const row = { name: query.name, target: query.target, p50: percentile(times, 50), p95: percentile(times, 95), p99: percentile(times, 99), max: times.at(-1) ?? Number.NaN, bytes };
+    results.push(row);
+    process.stderr.write(`  ${query.name}: p50 ${fmt(row.p50, 2)} ms, p95 ${fmt(row.p95, 2)} ms\n`);
+  }
+  const benchCpu = process.cpuUsage(cpuBefore.bench);
+  const oursMs = processCpuMs(collector.pid) - cpuBefore.collector + (postgresCpuMs() - cpuBefore.postgres) + (benchCpu.user + benchCpu.system) / 1000;
+  const capacityMs = (performance.now() - cpuBefore.wall) * ncpu;
+  const other = Math.max(0, (100 * (machineBusyMs() - cpuBefore.machine - oursMs)) / capacityMs);
+  const stall = (100 * (cpuStallUs() - cpuBefore.stall)) / 1000 / (performance.now() - cpuBefore.wall);
+  agent.destroy();
+  await collector.stop();
+
+  const lines: string[] = [];
+  lines.push('');
+  lines.push('== dashboard queries, PostgreSQL backend ==');
+  lines.push(`machine: ${ncpu} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, node ${process.version}`);
+  lines.push(
+    options.reuse
+      ? `PostgreSQL ${version}; database ${name} SEEDED EARLIER (--reuse-db), kept: ${sizes?.events} events, ${sizes?.size}`
+      : `PostgreSQL ${version}; fresh database ${name} (dropped at the end): ${sizes?.events} events, ${sizes?.size}`,
+  );
+  lines.push(
+    `seeded through the API (tools/seed: ${seeded.apps.length} apps of uneven size, the largest ${largest.events} events): ` +
+      `${seeded.events} events in ${seeded.seconds.toFixed(0)} s (${Math.round(seeded.events / seeded.seconds)} events/s); then vacuum (analyze) in ${vacuumSeconds.toFixed(0)} s`,
+  );
+  lines.push(`each query: 20 warm-up calls, then ${options.calls} sequential calls over one keep-alive connection, time to the last byte; collector restarted after seeding`);
+  lines.push(`answers checked against counting the events: ${checks.join('; ')}`);
+  lines.push('');
+  lines.push(`${'query'.padEnd(44)}${'p50 ms'.padStart(8)}${'p95 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'max ms'.padStart(8)}${'bytes'.padStart(8)}   target p95`);
+  for (const row of results) {
+    lines.push(
+      `${row.name.padEnd(44)}${fmt(row.p50, 2).padStart(8)}${fmt(row.p95, 2).padStart(8)}${fmt(row.p99, 2).padStart(8)}${fmt(row.max).padStart(8)}${String(row.bytes).padStart(8)}` +
+        `   <= ${row.target} ms  ${row.p95 <= row.target ? 'met' : 'NOT met'}`,
+    );
+  }
+  lines.push(
+    `machine during the measurements: ${fmt(other, 0)}% of its ${ncpu} CPUs used by other processes; ` +
+      `a runnable task waited for a CPU ${fmt(stall, 0)}% of the time (PSI cpu "some")` +
+      (other > 10 || stall > 10 ? ' (busy, or CPUs taken by the host: figures are noisy; run again on a quiet machine)' : ''),
+  );
+  const ok = results.every((row) => row.p95 <= row.target) && checks.every((check) => !check.includes('DIFFER'));
+  lines.push(`(queries run took ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  return { lines, ok };
+}
