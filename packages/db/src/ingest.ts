@@ -134,9 +134,9 @@ const STORE_EVENTS = (columns: unknown[][], keepFrom: number) => sql<{ app_key: 
     on conflict (app_key, kind, subject, hour) do update set prev_hour = excluded.prev_hour
   ),
   link_delta as (
-    select app_key, kind, hour / 24 as day, prev_hour, 1 as links from new_links
-    union all select app_key, kind, hour / 24, old_prev, -1 from relinks
-    union all select app_key, kind, hour / 24, new_prev, 1 from relinks
+    select app_key, kind, hour, hour / 24 as day, prev_hour, 1 as links from new_links
+    union all select app_key, kind, hour, hour / 24, old_prev, -1 from relinks
+    union all select app_key, kind, hour, hour / 24, new_prev, 1 from relinks
   ),
   links_by_prev_day as (
     insert into activity_by_prev_day as t (app_key, kind, day, prev_day, links)
@@ -144,11 +144,11 @@ const STORE_EVENTS = (columns: unknown[][], keepFrom: number) => sql<{ app_key: 
     group by 1, 2, 3, 4 having sum(links) <> 0 order by 1, 2, 3, 4
     on conflict (app_key, kind, day, prev_day) do update set links = t.links + excluded.links
   ),
-  links_by_prev_hour as (
-    insert into activity_by_prev_hour as t (app_key, kind, day, prev_hour, links)
-    select app_key, kind, day, prev_hour, sum(links) from link_delta
+  links_by_hour as (
+    insert into activity_by_hour as t (app_key, kind, hour, prev_day, links)
+    select app_key, kind, hour, case when prev_hour < 0 then -1 else prev_hour / 24 end, sum(links) from link_delta
     group by 1, 2, 3, 4 having sum(links) <> 0 order by 1, 2, 3, 4
-    on conflict (app_key, kind, day, prev_hour) do update set links = t.links + excluded.links
+    on conflict (app_key, kind, hour, prev_day) do update set links = t.links + excluded.links
   ),
   -- Distinct ids over all of an owner's apps: only an id new to an app can be new to its owner.
   new_owner_users as (

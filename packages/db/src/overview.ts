@@ -41,8 +41,8 @@ async function allTimeTotals(db: Kysely<Database>, query: OverviewQuery): Promis
 }
 
 /**
- * Totals of the events with from <= timestamp < to, by overview_window() (migration 0006, a PL/pgSQL function so that
- * its plan is kept per connection: planning this statement took longer than running it). What it reads:
+ * Totals of the events with from <= timestamp < to, by overview_window() (migrations 0006 and 0007: a PL/pgSQL function
+ * so that its plan is kept per connection, as planning the statement took longer than running it). What it reads:
  *
  * Events, errors and failed requests: whole hours from app_hourly; the partial hours at the edges, [t1, end of t1's
  * hour) and [start of t2's hour, t2), from the events (an index-only range each).
@@ -52,16 +52,17 @@ async function allTimeTotals(db: Kysely<Database>, query: OverviewQuery): Promis
  * (h0, hN) between, a subject active in the window counts once, by the first of these that applies:
  *   "late": an event in [t1, end of h0);
  *   its next active hour after h0 is in F: counted as the links in F whose previous hour is h0 or earlier (each such
- *     subject has exactly one, its first in F): link by link for the hours of h0's and hN's days, and from the per-day
- *     counts (activity_by_prev_day, and activity_by_prev_hour for previous hours on h0's own day) for the days between;
+ *     subject has exactly one, its first in F): those whose previous hour is on an earlier day than h0's from counts
+ *     per day (activity_by_prev_day, for the whole days) and per hour (activity_by_hour, for the hours of h0's and hN's
+ *     days), those whose previous hour is on h0's day, at or before it, link by link;
  *   "early": an event in [start of hN, t2) and no active hour in F: its link at hN then follows h0 or an earlier hour.
  * So: late subjects whose next hour is not in F (their link after h0 says where it is), plus those links, plus early
  * subjects whose hour hN follows an hour before h0, or h0 without being late. Over all of an owner's apps, an anonymous
  * id active in k > 1 of them was counted k times: the ids seen in several apps (owner_users.apps > 1; usually few)
  * are looked up one by one. When t1 and t2 fall in one hour, the events are simply counted.
  *
- * Cost: a few rows per day of the window, the links of the two partial days, and the events of the two partial
- * hours; never a row per event or per user of the whole window.
+ * Cost: a few rows per day and per hour of the window's two partial days, the links that follow the hours of its first
+ * day before it starts, and the events of its two partial hours; never a row per event or per user of the window.
  */
 async function windowTotals(db: Kysely<Database>, query: OverviewQuery): Promise<OverviewTotals> {
   const t1 = Math.max(query.from ?? 0, 0);

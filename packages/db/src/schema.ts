@@ -93,12 +93,12 @@ export interface ActivityByPrevDayTable {
   links: number;
 }
 
-/** Those links counted per day of the hour and the hour before (-1 for none). */
-export interface ActivityByPrevHourTable {
+/** Those links counted per hour and per day of the hour before (-1 for none). */
+export interface ActivityByHourTable {
   app_key: string;
   kind: ActivityKind;
-  day: number;
-  prev_hour: number;
+  hour: number;
+  prev_day: number;
   links: number;
 }
 
@@ -142,7 +142,7 @@ export interface Database {
   app_hourly: AppHourlyTable;
   activity_hours: ActivityHoursTable;
   activity_by_prev_day: ActivityByPrevDayTable;
-  activity_by_prev_hour: ActivityByPrevHourTable;
+  activity_by_hour: ActivityByHourTable;
   issue_hours: IssueHoursTable;
   owner_users: OwnerUsersTable;
   owner_totals: OwnerTotalsTable;

@@ -6,6 +6,7 @@ import * as activityHours from './2026_11_21_0003_activity_hours';
 import * as ownerUsers from './2026_11_21_0004_owner_users';
 import * as eventsWindowIndex from './2026_11_21_0005_events_window_index';
 import * as overviewWindow from './2026_11_21_0006_overview_window';
+import * as activityByHour from './2026_11_21_0007_activity_by_hour';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_21_0001_initial': initial,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_21_0004_owner_users': ownerUsers,
   '2026_11_21_0005_events_window_index': eventsWindowIndex,
   '2026_11_21_0006_overview_window': overviewWindow,
+  '2026_11_21_0007_activity_by_hour': activityByHour,
 };
