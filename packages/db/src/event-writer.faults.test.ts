@@ -30,8 +30,9 @@ function scriptedDatabase() {
         statements.push({
           parameters: query.parameters,
           succeed: () => {
-            const [appKeys, eventIds] = query.parameters as [string[], string[]];
-            resolve({ rows: appKeys.map((app_key, i) => ({ app_key, event_id: eventIds[i] })) as R[] });
+            // Every event is new: the statement returns each row of its input (one JSON array, the first parameter).
+            const rows = JSON.parse(query.parameters[0] as string) as { app_key: string; event_id: string }[];
+            resolve({ rows: rows.map(({ app_key, event_id }) => ({ app_key, event_id })) as R[] });
           },
           fail: reject,
         });
