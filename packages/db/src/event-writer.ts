@@ -6,7 +6,7 @@
 // sent on, each would wait out its own timeout against a dead database before its client heard anything.
 import type { Kysely } from 'kysely';
 import { isDatabaseUnavailable } from './connection';
-import { type Batch, type StoreResult, storeBatches } from './ingest';
+import { type Batch, type PreparedBatch, type StoreResult, prepareBatch, storePreparedBatches } from './ingest';
 import type { Database } from './schema';
 
 export interface EventWriterOptions {
@@ -17,7 +17,7 @@ export interface EventWriterOptions {
 }
 
 interface Pending {
-  batch: Batch;
+  batch: PreparedBatch;
   resolve: (result: StoreResult) => void;
   reject: (error: unknown) => void;
 }
@@ -42,7 +42,7 @@ export class EventWriter {
 
   write(batch: Batch): Promise<StoreResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ batch, resolve, reject });
+      this.queue.push({ batch: prepareBatch(batch), resolve, reject });
       this.drain();
     });
   }
@@ -58,9 +58,9 @@ export class EventWriter {
       let events = 0;
       while (this.queue.length > 0) {
         const next = this.queue[0] as Pending;
-        if (group.length > 0 && events + next.batch.events.length > this.maxEventsPerWrite) break;
+        if (group.length > 0 && events + next.batch.eventIds.length > this.maxEventsPerWrite) break;
         group.push(this.queue.shift() as Pending);
-        events += next.batch.events.length;
+        events += next.batch.eventIds.length;
       }
       this.inFlight += 1;
       void this.flush(group).finally(() => {
@@ -88,10 +88,10 @@ export class EventWriter {
     }
   }
 
-  private async storeWithRetry(batches: Batch[]): Promise<StoreResult[]> {
+  private async storeWithRetry(batches: PreparedBatch[]): Promise<StoreResult[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await storeBatches(this.db, batches);
+        return await storePreparedBatches(this.db, batches);
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         if (attempt >= MAX_ATTEMPTS || typeof code !== 'string' || !RETRYABLE_SQLSTATES.has(code)) throw error;

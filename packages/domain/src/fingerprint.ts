@@ -11,6 +11,15 @@ const TOKEN_PATTERN = /[0-9a-z]+/gi;
 /** Only so much of a message decides its group; the rest is never scanned. */
 const MESSAGE_SCAN_CHARS = 2048;
 
+/** Most words have no digit, and then nothing in them varies: checked without a regular expression. */
+function hasDigit(token: string): boolean {
+  for (let i = 0; i < token.length; i++) {
+    const code = token.charCodeAt(i);
+    if (code >= 48 && code <= 57) return true;
+  }
+  return false;
+}
+
 /** A run of letters and digits that is an id or a number: 42, 0x1f, 3f9a2c1b (hex with a digit, 6+ long). */
 function isVariableToken(token: string): boolean {
   return /^\d+$/.test(token) || /^0x[0-9a-f]+$/i.test(token) || (token.length >= 6 && /^[0-9a-f]+$/i.test(token) && /\d/.test(token));
@@ -26,7 +35,7 @@ export function normalizeMessage(message: string): string {
     .replace(URL_PATTERN, '<url>')
     .replace(UUID_PATTERN, '<uuid>')
     .replace(DECIMAL_PATTERN, '<n>')
-    .replace(TOKEN_PATTERN, (token) => (isVariableToken(token) ? '<n>' : token.replace(/\d+/g, '<n>')))
+    .replace(TOKEN_PATTERN, (token) => (!hasDigit(token) ? token : isVariableToken(token) ? '<n>' : token.replace(/\d+/g, '<n>')))
     .replace(/\s+/g, ' ')
     .trim();
 }
@@ -141,10 +150,11 @@ export interface FingerprintInput {
 }
 
 export function computeFingerprint(input: FingerprintInput): string {
-  const parts = [fingerprintPrefix(input.errorType), normalizeMessage(input.message ?? '')];
+  const prefix = fingerprintPrefix(input.errorType);
+  const parts = [prefix, normalizeMessage(input.message ?? '')];
   if (input.request) {
     parts.push(`${input.request.method.toUpperCase()} ${normalizeUrl(input.request.url)} ${input.request.status ?? 0}`);
   }
   if (input.stack) parts.push(...topFrames(input.stack));
-  return `${fingerprintPrefix(input.errorType)}:${hash64(parts.join('\n'))}`;
+  return `${prefix}:${hash64(parts.join('\n'))}`;
 }

@@ -14,12 +14,16 @@ export const ingestRoute = publicProcedure
 
     const accepted: StoredEvent[] = [];
     const rejected: TIngestResponse['rejected'] = [];
-    input.events.forEach((raw, index) => {
+    for (const [index, raw] of input.events.entries()) {
       const verdict = judgeEvent(raw, { appKey: input.appKey, receivedAt });
       if (verdict.ok) accepted.push(verdict.event);
       else rejected.push({ index, ...(verdict.eventId ? { eventId: verdict.eventId } : {}), code: 'VALIDATION_FAILED', message: verdict.message });
-    });
+    }
 
-    const { duplicates } = await ctx.eventWriter.write({ appKey: input.appKey, events: accepted, receivedAt });
-    return { accepted: accepted.length, duplicates, rejected };
+    // The writer serialises the events at once; only their count is needed after the commit, so they can die young.
+    const written = ctx.eventWriter.write({ appKey: input.appKey, events: accepted, receivedAt });
+    const acceptedCount = accepted.length;
+    accepted.length = 0;
+    const { duplicates } = await written;
+    return { accepted: acceptedCount, duplicates, rejected };
   });
