@@ -5,7 +5,8 @@
 //   pnpm bench --queries       dashboard queries at 1M events (queries.ts): p50/p95 over 200 calls each, through the API
 //   pnpm bench --all           all three, one after the other
 //   options: --seconds 10 --rounds 2 --warmup 3 --connections 32 --pool 10 --skip-paced --paced-share 0.8
-//            --profile (both servers under --cpu-prof, summarised at the end) --node-args "..." --pg-url URL
+//            --profile (both servers under --cpu-prof, summarised at the end) --node-args "..." (both servers)
+//            --collector-node-args "..." (the collector only, e.g. a heap cap) --pg-url URL
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +38,7 @@ const { values: flags } = parseArgs({
     'paced-share': { type: 'string', default: '0.8' },
     profile: { type: 'boolean', default: false },
     'node-args': { type: 'string', default: '' },
+    'collector-node-args': { type: 'string', default: '' },
     'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     help: { type: 'boolean', default: false },
   },
@@ -50,7 +52,7 @@ if (flags.help) {
 
 function readHeader() {
   return `pnpm bench [--embedded | --queries | --all] [--events 1000000] [--calls 200] [--seconds 10] [--rounds 2] [--warmup 3] [--connections 32] [--pool 10]
-           [--reuse-db NAME --seed-file FILE] [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`;
+           [--reuse-db NAME --seed-file FILE] [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--collector-node-args "--max-old-space-size=256"] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`;
 }
 
 const number = (name: keyof typeof flags, min: number, max: number): number => {
@@ -238,7 +240,7 @@ async function startServers(store: Store, profileDir: string | undefined) {
       script: join(repoRoot, 'services/collector/src/main.ts'),
       cwd: repoRoot,
       port: collectorPort,
-      nodeArgs: profileArgs('collector'),
+      nodeArgs: [...profileArgs('collector'), ...(flags['collector-node-args'] as string).split(/\s+/).filter(Boolean)],
       env: { ...store.collectorEnv, PORT: String(collectorPort), HOST: '127.0.0.1', INGEST_RATE_LIMIT: '0', LOG_LEVEL: 'warn' },
     }),
     startChild({
@@ -398,6 +400,7 @@ async function runMode(backend: 'postgres' | 'embedded') {
       `rounds alternate baseline/collector, ${options.rounds} x ${options.seconds} s each after ${options.warmup} s warm-up; db pool ${backend === 'postgres' ? options.pool : 1}`,
   );
   if (flags['node-args']) out.push(`NOTE: both servers run with node ${flags['node-args']}`);
+  if (flags['collector-node-args']) out.push(`NOTE: the collector runs with node ${flags['collector-node-args']}`);
   if (flags.profile) out.push('NOTE: --profile is on: both servers run under --cpu-prof, figures are lower than without it');
   out.push('');
   out.push(`${'round'.padEnd(11)}${'server'.padEnd(10)}${pad('events/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('max ms', 8)}${pad('non-2xx', 8)}${pad('errors', 7)}` +
