@@ -36,9 +36,9 @@ interface SourceRow {
   error_type: string;
 }
 
-// The rows travel as one JSON array: serialised by one JSON.stringify, parsed once by PostgreSQL, the payload column
-// taken from it as jsonb. Ten parallel arrays cost twice the CPU in Node (a string per payload, then pg escaping every
-// element into an array literal) and as much in PostgreSQL.
+// The rows travel as one JSON array, parsed once by PostgreSQL, the payload column taken from it as jsonb. Ten parallel
+// arrays cost more on both sides: in Node a string per payload, then pg escaping every element into an array literal;
+// in PostgreSQL the array literals, then each payload parsed again as jsonb (docs/performance.md has the figures).
 const STORE_EVENTS = (rowsJson: string, keepFrom: number) => sql<{ app_key: string; event_id: string }>`
   with src as (
     select * from jsonb_to_recordset(${rowsJson}::jsonb) as s(
