@@ -5,7 +5,7 @@ import { CollectorError, createCollectorClient } from '@collector/client';
 // A second import line on purpose: the first is the README example's, verbatim.
 import { errorCodeOf, TRPCClientError } from '@collector/client';
 import { describe, expect, it } from 'vitest';
-import { makeEvent, PASSWORD, startTestServer, uniqueEmail } from './harness';
+import { makeEvent, PASSWORD, readmeBlock, startTestServer, uniqueEmail } from './harness';
 
 const server = await startTestServer();
 const baseUrl = server.url.replace('localhost', '127.0.0.1');
@@ -27,17 +27,6 @@ export async function loadDashboard(baseUrl: string, email: string, password: st
   const { issues, nextCursor } = await client.issues.list.query({ appKey, limit: '20' });
   const latest = issues[0] ? await client.issues.get.query({ id: issues[0].id, limit: '5' }) : undefined;
   return { signedIn: true as const, totals, issues, nextCursor, latest };
-}
-
-/** The body of the first ```<lang> block in a README section. */
-function readmeBlock(section: string, lang: string): string {
-  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf(`\n## ${section}\n`);
-  if (start < 0) throw new Error(`README has no section "${section}"`);
-  const end = readme.indexOf('\n## ', start + 1);
-  const block = new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(readme.slice(start, end < 0 ? undefined : end));
-  if (!block?.[1]) throw new Error(`README section "${section}" has no \`\`\`${lang} block`);
-  return block[1];
 }
 
 async function closedPort(): Promise<number> {

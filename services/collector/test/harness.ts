@@ -1,5 +1,6 @@
 // Starts the real service on an ephemeral port against a real database, and speaks HTTP to it.
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { RateLimitConfig } from '@collector/api';
 import { afterAll } from 'vitest';
 import { createLogger } from '../src/logger';
@@ -104,4 +105,15 @@ export function makeEvent(overrides: Record<string, unknown> = {}): Record<strin
 
 export async function sendBatch(server: TestServer, appKey: string, events: unknown[]) {
   return server.call('POST', '/api/events/batch', { body: { appKey, events } });
+}
+
+/** The body of the first ```<lang> block in a README section. */
+export function readmeBlock(section: string, lang: string): string {
+  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  const start = readme.indexOf(`\n## ${section}\n`);
+  if (start < 0) throw new Error(`README has no section "${section}"`);
+  const end = readme.indexOf('\n## ', start + 1);
+  const block = new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(readme.slice(start, end < 0 ? undefined : end));
+  if (!block?.[1]) throw new Error(`README section "${section}" has no \`\`\`${lang} block`);
+  return block[1];
 }

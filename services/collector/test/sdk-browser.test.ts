@@ -10,20 +10,9 @@ import { computeFingerprint } from '@collector/domain';
 import { buildSdk } from '@collector/sdk-browser/build';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, signUp, startTestServer } from './harness';
+import { createApp, readmeBlock, signUp, startTestServer } from './harness';
 
 const sdkPackage = JSON.parse(readFileSync(new URL('../../../packages/sdk-browser/package.json', import.meta.url), 'utf8')) as { version: string };
-
-/** The body of the first ```<lang> block in a README section. */
-function readmeBlock(section: string, lang: string): string {
-  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf(`\n## ${section}\n`);
-  if (start < 0) throw new Error(`README has no section "${section}"`);
-  const end = readme.indexOf('\n## ', start + 1);
-  const block = new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(readme.slice(start, end < 0 ? undefined : end));
-  if (!block?.[1]) throw new Error(`README section "${section}" has no \`\`\`${lang} block`);
-  return block[1];
-}
 
 /** The README's snippet with this run's appKey and collector address in place of its placeholders, and nothing else changed. */
 function snippetFor(appKey: string, endpoint: string): string {

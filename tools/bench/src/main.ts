@@ -16,7 +16,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { createEventSource, type EventSource } from './events';
 import { closedLoopRound, emptyTally, pacedRound, type Tally, type Target } from './load';
-import { type Child, freePort, machineBusyMs, postgresCpuMs, processCpuMs, startChild, watchMemory } from './procs';
+import { type Child, cleanupOnExit, createAccountWithApps, freePort, machineBusyMs, postgresCpuMs, processCpuMs, startChild, watchMemory } from './procs';
 import { busyMs, summarizeProfile } from './profile';
 import { runQueryBench } from './queries';
 
@@ -80,22 +80,7 @@ if (!['127.0.0.1', 'localhost', '[::1]'].includes(adminUrl.hostname)) {
 }
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const cleanups: (() => Promise<void> | void)[] = [];
-async function cleanup() {
-  while (cleanups.length > 0) {
-    try {
-      await cleanups.pop()?.();
-    } catch (error) {
-      console.error('cleanup:', (error as Error).message);
-    }
-  }
-}
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    console.error(`\n${signal}: stopping servers and dropping the bench databases`);
-    void cleanup().then(() => process.exit(130));
-  });
-}
+const { cleanups, cleanup } = cleanupOnExit('stopping servers and dropping the bench databases');
 
 // ---------------------------------------------------------------- backends
 
@@ -255,24 +240,13 @@ async function startServers(store: Store, profileDir: string | undefined) {
   cleanups.push(() => collector.stop(), () => baseline.stop());
 
   // An account and an app through the collector's own API: the app's key is what the SDK traffic carries.
-  const post = async (path: string, body: unknown, token?: string) => {
-    const response = await fetch(`${collector.origin}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(body),
-    });
-    const json = (await response.json()) as Record<string, any>;
-    if (response.status !== 201) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
-  };
-  const { token } = await post('/api/auth/register', { email: `bench-${Date.now()}@example.com`, password: 'bench passphrase for collector' });
-  const { app } = await post('/api/apps', { name: 'Bench shop', type: 'web' }, token);
+  const [appKey] = await createAccountWithApps(collector.origin, ['Bench shop']);
 
   return {
     collector,
     baseline,
     targets: {
-      collector: { name: 'collector', origin: collector.origin, appKey: app.appKey as string } satisfies Target,
+      collector: { name: 'collector', origin: collector.origin, appKey: appKey as string } satisfies Target,
       baseline: { name: 'baseline', origin: baseline.origin, appKey: baselineAppKey } satisfies Target,
     },
   };

@@ -5,6 +5,53 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+export type Cleanup = () => Promise<void> | void;
+
+/**
+ * What a tool must undo before it exits (servers, databases, folders): `cleanup()` runs the steps last-added first,
+ * each even when another fails. SIGINT and SIGTERM run them too, saying `onSignal`, then exit 130.
+ */
+export function cleanupOnExit(onSignal: string): { cleanups: Cleanup[]; cleanup: () => Promise<void> } {
+  const cleanups: Cleanup[] = [];
+  async function cleanup() {
+    while (cleanups.length > 0) {
+      try {
+        await cleanups.pop()?.();
+      } catch (error) {
+        console.error('cleanup:', (error as Error).message);
+      }
+    }
+  }
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      console.error(`\n${signal}: ${onSignal}`);
+      void cleanup().then(() => process.exit(130));
+    });
+  }
+  return { cleanups, cleanup };
+}
+
+/** Registers an account on a running collector through its API and creates one web app per name; their appKeys. */
+export async function createAccountWithApps(origin: string, appNames: readonly string[]): Promise<string[]> {
+  const post = async (path: string, body: unknown, token?: string) => {
+    const response = await fetch(`${origin}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    const json = (await response.json()) as Record<string, any>;
+    if (response.status !== 201) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const { token } = await post('/api/auth/register', { email: `tools-${Date.now()}-${process.pid}@example.com`, password: 'tools passphrase for collector' });
+  const appKeys: string[] = [];
+  for (const name of appNames) {
+    const { app } = await post('/api/apps', { name, type: 'web' }, token);
+    appKeys.push(app.appKey as string);
+  }
+  return appKeys;
+}
+
 export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');

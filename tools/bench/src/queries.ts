@@ -6,7 +6,7 @@ import { Agent, request } from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { type Child, freePort, machineBusyMs, postgresCpuMs, processCpuMs, startChild } from './procs';
+import { type Child, type Cleanup, freePort, machineBusyMs, postgresCpuMs, processCpuMs, startChild } from './procs';
 
 export interface QueryBenchOptions {
   repoRoot: string;
@@ -15,7 +15,7 @@ export interface QueryBenchOptions {
   calls: number;
   pool: number;
   /** Stops and cleanups, run by the caller at the end or on a signal. */
-  cleanups: (() => Promise<void> | void)[];
+  cleanups: Cleanup[];
   /**
    * For working on the queries: measure a database seeded before (kept, not dropped) with the seed's output file
    * (`pnpm --filter @collector/seed seed --out`), instead of seeding a fresh one. Reported figures come from fresh runs.

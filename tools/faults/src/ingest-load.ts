@@ -1,7 +1,7 @@
 // What the fault and soak tools share: the collector as a child process with an account and apps, and batches posted
 // with every answer recorded (status, Retry-After, counts, when it was sent and answered).
 import { join } from 'node:path';
-import { type Child, freePort, startChild } from '@collector/bench/procs';
+import { type Child, createAccountWithApps, freePort, startChild } from '@collector/bench/procs';
 
 /** One HTTP answer to one attempt at a batch. Times are ms on the run's clock (`performance.now()`). */
 export interface Answer {
@@ -80,22 +80,7 @@ export async function startCollector(options: { repoRoot: string; env: Record<st
   child.process.once('exit', (code, signal) => {
     exit = { at: performance.now(), code, signal };
   });
-  const post = async (path: string, body: unknown, token?: string) => {
-    const response = await fetch(`${child.origin}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(body),
-    });
-    const json = (await response.json()) as Record<string, any>;
-    if (response.status !== 201) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
-  };
-  const { token } = await post('/api/auth/register', { email: `tools-${Date.now()}-${process.pid}@example.com`, password: 'tools passphrase for collector' });
-  const appKeys: string[] = [];
-  for (let i = 0; i < (options.apps ?? 1); i++) {
-    const { app } = await post('/api/apps', { name: `Shop ${i + 1}`, type: 'web' }, token);
-    appKeys.push(app.appKey as string);
-  }
+  const appKeys = await createAccountWithApps(child.origin, Array.from({ length: options.apps ?? 1 }, (_, i) => `Shop ${i + 1}`));
   return { child, origin: child.origin, appKeys, exited: () => exit };
 }
 

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { createEventSource } from '@collector/bench/events';
-import { freePort } from '@collector/bench/procs';
+import { cleanupOnExit, freePort } from '@collector/bench/procs';
 import pg from 'pg';
 import { type Cluster, createCluster, PG_BIN } from './cluster';
 import { type Answer, fmt, latencyOf, postBatch, startCollector } from './ingest-load';
@@ -55,22 +55,7 @@ const TERMINATE_ROUNDS = 5;
 const TERMINATE_EVERY_MS = 200;
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const cleanups: (() => Promise<void> | void)[] = [];
-async function cleanup() {
-  while (cleanups.length > 0) {
-    try {
-      await cleanups.pop()?.();
-    } catch (error) {
-      console.error('cleanup:', (error as Error).message);
-    }
-  }
-}
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    console.error(`\n${signal}: thawing and removing the cluster, stopping the collector`);
-    void cleanup().then(() => process.exit(130));
-  });
-}
+const { cleanups, cleanup } = cleanupOnExit('thawing and removing the cluster, stopping the collector');
 
 const t0 = performance.now();
 const at = (ms: number) => `${fmt((ms - t0) / 1000, 1)} s`;

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { createEventSource, rng } from '@collector/bench/events';
-import { memoryMiB, watchMemory } from '@collector/bench/procs';
+import { cleanupOnExit, memoryMiB, watchMemory } from '@collector/bench/procs';
 import { type Answer, fmt, latencyOf, percentile, postBatch, startCollector } from '@collector/faults/ingest-load';
 import pg from 'pg';
 
@@ -56,22 +56,7 @@ const adminUrl = new URL(flags['pg-url'] as string);
 const REQUEST_TIMEOUT_MS = 30_000;
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const cleanups: (() => Promise<void> | void)[] = [];
-async function cleanup() {
-  while (cleanups.length > 0) {
-    try {
-      await cleanups.pop()?.();
-    } catch (error) {
-      console.error('cleanup:', (error as Error).message);
-    }
-  }
-}
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    console.error(`\n${signal}: stopping the collector and dropping the soak database`);
-    void cleanup().then(() => process.exit(130));
-  });
-}
+const { cleanups, cleanup } = cleanupOnExit('stopping the collector and dropping the soak database');
 const t0 = performance.now();
 const log = (text: string) => process.stderr.write(`[${fmt((performance.now() - t0) / 1000).padStart(4)} s] ${text}\n`);
 
