@@ -3,7 +3,7 @@
 // per-app totals. One round trip, one commit, and the hot issue rows stay locked only for that statement.
 // EventWriter merges concurrent batches into such statements (group commit) and answers each batch once its
 // statement has committed.
-import { displayMessage, errorTypeOf, limits, type StoredEvent } from '@collector/domain';
+import { culpritOf, displayMessage, errorTypeOf, limits, type StoredEvent } from '@collector/domain';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema';
 
@@ -12,6 +12,16 @@ export interface StoreResult {
   stored: number;
   /** Events whose eventId was already stored (before, or earlier in the same batch or group). */
   duplicates: number;
+  /** Issues that this batch's stored events created or reopened (a group's change is told to each batch that took part). */
+  issueChanges: IssueChange[];
+}
+
+/** An issue the statement created, or reopened because it was resolved (a regression). */
+export interface IssueChange {
+  appKey: string;
+  fingerprint: string;
+  created: boolean;
+  regressed: boolean;
 }
 
 export interface Batch {
@@ -34,16 +44,29 @@ interface SourceRow {
   payload: StoredEvent;
   message: string;
   error_type: string;
+  culprit: string | null;
+  level: string | null;
+  release: string | null;
+  environment: string | null;
 }
 
 // The rows travel as one JSON array, parsed once by PostgreSQL, the payload column taken from it as jsonb. Ten parallel
 // arrays cost more on both sides: in Node a string per payload, then pg escaping every element into an array literal;
 // in PostgreSQL the array literals, then each payload parsed again as jsonb (docs/performance.md has the figures).
-const STORE_EVENTS = (rowsJson: string, keepFrom: number) => sql<{ app_key: string; event_id: string }>`
+/** One row of the statement's answer: a stored event (event_id set), or an issue it created or reopened (event_id null). */
+interface StatementRow {
+  app_key: string;
+  event_id: string | null;
+  fingerprint: string;
+  created: boolean | null;
+  regressed: boolean | null;
+}
+
+const STORE_EVENTS = (rowsJson: string, keepFrom: number) => sql<StatementRow>`
   with src as (
     select * from jsonb_to_recordset(${rowsJson}::jsonb) as s(
       app_key text, event_id text, fingerprint text, type text, ts int8, received_at int8, anonymous_id text, payload jsonb,
-      message text, error_type text
+      message text, error_type text, culprit text, level text, release text, environment text
     )
   ),
   ins as (
@@ -51,7 +74,7 @@ const STORE_EVENTS = (rowsJson: string, keepFrom: number) => sql<{ app_key: stri
     select app_key, event_id, fingerprint, type, ts, received_at, anonymous_id, payload from src
     order by app_key, event_id
     on conflict do nothing
-    returning app_key, event_id, fingerprint, type, timestamp, anonymous_id
+    returning app_key, event_id, fingerprint, type, timestamp, received_at, anonymous_id
   ),
   new_issue_users as (
     insert into issue_users (app_key, fingerprint, anonymous_id)
@@ -61,18 +84,29 @@ const STORE_EVENTS = (rowsJson: string, keepFrom: number) => sql<{ app_key: stri
     returning app_key, fingerprint
   ),
   issue_delta as (
-    select app_key, fingerprint, count(*) as events, min(timestamp) as first_seen, max(timestamp) as last_seen
+    select app_key, fingerprint, count(*) as events, min(timestamp) as first_seen, max(timestamp) as last_seen, min(received_at) as received_at
     from ins group by app_key, fingerprint
   ),
-  -- What a new issue shows: its earliest event's message. One sort of the statement's events, not a scan per issue.
+  -- What a new issue shows: its earliest event's message and culprit. One sort of the statement's events, not a scan per issue.
   first_of_issue as (
-    select distinct on (app_key, fingerprint) app_key, fingerprint, message, error_type from src order by app_key, fingerprint, ts
+    select distinct on (app_key, fingerprint) app_key, fingerprint, message, error_type, culprit, type from src order by app_key, fingerprint, ts
   ),
+  -- What an issue says of its latest event: its level and release.
+  latest_of_issue as (
+    select distinct on (app_key, fingerprint) app_key, fingerprint, level, release from src order by app_key, fingerprint, ts desc
+  ),
+  -- The upsert locks the issue row and decides on the row as it now is, committed writers included: of concurrent
+  -- statements for one resolved issue, exactly one finds it resolved and reopens it (a regression, at the receipt of
+  -- its events); an ignored issue stays ignored. status_changed_at of the inserted row carries that time; a new issue
+  -- keeps it as the time it took its first status.
   upserted as (
-    insert into issues (app_key, fingerprint, message, error_type, event_count, user_count, first_seen_at, last_seen_at)
-    select d.app_key, d.fingerprint, f.message, f.error_type, d.events, coalesce(u.users, 0), d.first_seen, d.last_seen
+    insert into issues (app_key, fingerprint, message, error_type, event_count, user_count, first_seen_at, last_seen_at,
+      culprit, type, level, last_release, status_changed_at)
+    select d.app_key, d.fingerprint, f.message, f.error_type, d.events, coalesce(u.users, 0), d.first_seen, d.last_seen,
+      f.culprit, f.type, coalesce(l.level, 'error'), l.release, d.received_at
     from issue_delta d
     join first_of_issue f on f.app_key = d.app_key and f.fingerprint = d.fingerprint
+    join latest_of_issue l on l.app_key = d.app_key and l.fingerprint = d.fingerprint
     left join (select app_key, fingerprint, count(*) as users from new_issue_users group by 1, 2) u
       on u.app_key = d.app_key and u.fingerprint = d.fingerprint
     order by d.app_key, d.fingerprint
@@ -80,9 +114,37 @@ const STORE_EVENTS = (rowsJson: string, keepFrom: number) => sql<{ app_key: stri
       event_count = issues.event_count + excluded.event_count,
       user_count = issues.user_count + excluded.user_count,
       first_seen_at = least(issues.first_seen_at, excluded.first_seen_at),
-      last_seen_at = greatest(issues.last_seen_at, excluded.last_seen_at)
+      last_seen_at = greatest(issues.last_seen_at, excluded.last_seen_at),
+      -- Issues from before culprits were computed get one from their next event.
+      culprit = coalesce(issues.culprit, excluded.culprit),
+      level = case when excluded.last_seen_at >= issues.last_seen_at then excluded.level else issues.level end,
+      last_release = case when excluded.last_seen_at >= issues.last_seen_at then coalesce(excluded.last_release, issues.last_release)
+        else coalesce(issues.last_release, excluded.last_release) end,
+      status = case when issues.status = 'resolved' then 'unresolved' else issues.status end,
+      regressed_at = case when issues.status = 'resolved' then excluded.status_changed_at else issues.regressed_at end,
+      status_changed_at = case when issues.status = 'resolved' then excluded.status_changed_at else issues.status_changed_at end,
+      regressed_by_last_write = issues.status = 'resolved'
     -- xmax is 0 only on a row this statement inserted: that is how new issues are told from updated ones.
-    returning app_key, xmax = 0 as created
+    returning app_key, fingerprint, xmax = 0 as created, regressed_by_last_write as regressed
+  ),
+  -- Events per issue and UTC day: the issue page's chart.
+  issue_day_counts as (
+    insert into issue_days as t (app_key, fingerprint, day, events)
+    select app_key, fingerprint, (timestamp / 86400000)::int4, count(*) from ins group by 1, 2, 3 order by 1, 2, 3
+    on conflict (app_key, fingerprint, day) do update set events = t.events + excluded.events
+  ),
+  -- The releases and environments each issue was seen in, for the list's filters. Usually all known already: then an
+  -- index probe each and no write.
+  new_facets as (
+    insert into issue_facets (app_key, facet, value, fingerprint)
+    select n.app_key, n.facet, n.value, n.fingerprint from (
+      select distinct s.app_key, f.facet, f.value, s.fingerprint from src s
+      cross join lateral (values ('release', s.release), ('environment', s.environment)) f(facet, value)
+      where f.value is not null
+    ) n
+    where not exists (select from issue_facets k where k.app_key = n.app_key and k.facet = n.facet and k.value = n.value and k.fingerprint = n.fingerprint)
+    order by 1, 2, 3, 4
+    on conflict do nothing
   ),
   -- Who was active in which hour: users and issues ("subjects"), for the overview's windowed distinct counts (see
   -- migration 0003). A subject this statement adds hours to is upserted, which locks its row and reads its hour list
@@ -206,7 +268,9 @@ const STORE_EVENTS = (rowsJson: string, keepFrom: number) => sql<{ app_key: stri
     from app_delta d
     where t.app_key = d.app_key
   )
-  select app_key, event_id from ins`;
+  select app_key, event_id, fingerprint, null::boolean as created, null::boolean as regressed from ins
+  union all
+  select app_key, null, fingerprint, created, regressed from upserted where created or regressed`;
 
 /**
  * A batch made ready for the statement: each event's row serialised at once. EventWriter prepares a batch when it
@@ -236,6 +300,10 @@ export function prepareBatch(batch: Batch): PreparedBatch {
       payload: event,
       message: displayMessage(event),
       error_type: errorTypeOf(event),
+      culprit: culpritOf(event),
+      level: event.level ?? null,
+      release: event.release ?? null,
+      environment: event.environment ?? null,
     };
     eventIds.push(event.eventId);
     rows.push(JSON.stringify(row));
@@ -258,17 +326,39 @@ export async function storePreparedBatches(db: Kysely<Database>, batches: readon
     });
   });
   const stored = batches.map(() => 0);
+  const issueChanges = batches.map((): IssueChange[] => []);
   if (rows.length > 0) {
     // Hour lists keep what any event still to come can need: none is older than maxEventAgeMs when received (a margin
     // of two days covers batches waiting in a queue and clocks that disagree).
     const keepFrom = Math.floor((Math.min(...batches.map((batch) => batch.receivedAt)) - limits.maxEventAgeMs) / HOUR) - 48;
-    const { rows: inserted } = await STORE_EVENTS(`[${rows.join(',')}]`, keepFrom).execute(db);
-    for (const row of inserted) {
+    const { rows: answer } = await STORE_EVENTS(`[${rows.join(',')}]`, keepFrom).execute(db);
+    // Which batches stored events of each issue, to tell them of its change.
+    const batchesOfIssue = new Map<string, Set<number>>();
+    const changes: StatementRow[] = [];
+    for (const row of answer) {
+      if (row.event_id === null) {
+        changes.push(row);
+        continue;
+      }
       const index = owner.get(`${row.app_key}\u0000${row.event_id}`);
-      if (index !== undefined) stored[index] = (stored[index] ?? 0) + 1;
+      if (index === undefined) continue;
+      stored[index] = (stored[index] ?? 0) + 1;
+      const issueKey = `${row.app_key}\u0000${row.fingerprint}`;
+      let indexes = batchesOfIssue.get(issueKey);
+      if (!indexes) batchesOfIssue.set(issueKey, (indexes = new Set()));
+      indexes.add(index);
+    }
+    for (const change of changes) {
+      for (const index of batchesOfIssue.get(`${change.app_key}\u0000${change.fingerprint}`) ?? []) {
+        issueChanges[index]?.push({ appKey: change.app_key, fingerprint: change.fingerprint, created: change.created === true, regressed: change.regressed === true });
+      }
     }
   }
-  return batches.map((batch, index) => ({ stored: stored[index] ?? 0, duplicates: batch.eventIds.length - (stored[index] ?? 0) }));
+  return batches.map((batch, index) => ({
+    stored: stored[index] ?? 0,
+    duplicates: batch.eventIds.length - (stored[index] ?? 0),
+    issueChanges: issueChanges[index] ?? [],
+  }));
 }
 
 export async function storeBatches(db: Kysely<Database>, batches: readonly Batch[]): Promise<StoreResult[]> {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { computeFingerprint } from './fingerprint';
 import { limits } from './limits';
 import { nestingDepth, storableJson, truncateUtf8 } from './text';
+import { eventLevels } from './triage';
 import { detailsOf, summarize } from './validation';
 
 export const eventTypes = ['error', 'request'] as const;
@@ -54,6 +55,7 @@ const eventFields = {
   userAgent: z.string().max(512).optional(),
   release: z.string().max(200).optional(),
   environment: z.string().max(64).optional(),
+  level: z.enum(eventLevels).optional(),
 };
 
 /** What an SDK sends: long texts are truncated rather than rejected, unknown fields dropped. */

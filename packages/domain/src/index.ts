@@ -1,5 +1,6 @@
 export * from './account';
 export * from './app';
+export * from './culprit';
 export * from './errors';
 export * from './event';
 export * from './fingerprint';
@@ -9,3 +10,5 @@ export * from './rate-limit';
 export * from './text';
 export * from './validation';
 export * from './timeseries';
+export * from './triage';
+export * from './user-agent';
