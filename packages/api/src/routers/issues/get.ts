@@ -6,13 +6,13 @@ import { getIssueMeta, ZGetIssueRequestSchema, ZGetIssueResponseSchema } from '.
 
 type Counts = Array<{ value: string | null; events: number }>;
 
-/** Sums counts by value, most first (ties by value, so the order is stable). */
+/** Sums counts by value, most first (ties by value, "not sent" last, so the order is stable). */
 function tally(entries: Iterable<[string | null, number]>): Counts {
   const byValue = new Map<string | null, number>();
   for (const [value, events] of entries) byValue.set(value, (byValue.get(value) ?? 0) + events);
   return [...byValue.entries()]
     .map(([value, events]) => ({ value, events }))
-    .sort((a, b) => b.events - a.events || String(a.value).localeCompare(String(b.value)));
+    .sort((a, b) => b.events - a.events || (a.value === null ? 1 : b.value === null ? -1 : a.value.localeCompare(b.value)));
 }
 
 export const getIssueRoute = authedProcedure
