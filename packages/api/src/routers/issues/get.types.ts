@@ -38,7 +38,7 @@ export const ZIssueIdSchema = z
 export const ZGetIssueRequestSchema = z.object({
   id: ZIssueIdSchema,
   limit: queryPageSize(limits.pageSizeDefault),
-  cursor: z.string().min(1).max(600).optional().meta({ description: 'nextCursor of the previous page of events' }),
+  cursor: z.string().min(1).max(600).meta({ description: 'nextCursor of the previous page of events' }).optional(),
 });
 
 const ZDayCountSchema = z.object({ start: z.int().min(0).meta({ description: 'Start of the UTC day, ms' }), events: z.int().min(0) });

@@ -1,4 +1,4 @@
-import { eventTypes, isStorableText, issueSearchMaxChars, issueSorts, issueStatuses, limits, UNSTORABLE_MESSAGE } from '@collector/domain';
+import { eventTypes, type IssueStatus, isStorableText, issueSearchMaxChars, issueSorts, issueStatuses, limits, UNSTORABLE_MESSAGE } from '@collector/domain';
 import { z } from 'zod';
 import { queryAppKey, queryPageSize, ZIssueSchema } from '../../schemas';
 import type { Meta } from '../../trpc';
@@ -22,23 +22,23 @@ export const listIssuesMeta: Meta = {
 const text = (max: number) => z.string().min(1).max(max).refine(isStorableText, UNSTORABLE_MESSAGE);
 
 /** One status or a comma-separated list of them; each must be known. */
+const oneStatus = `(${issueStatuses.join('|')})`;
 const statusList = z
   .string()
-  .min(1)
   .max(100)
-  .transform((value) => value.split(','))
-  .pipe(z.array(z.enum(issueStatuses)).min(1))
+  .regex(new RegExp(`^${oneStatus}(,${oneStatus})*$`), `must be ${issueStatuses.join(', ')} or a comma-separated list of them`)
+  .transform((value) => value.split(',') as IssueStatus[])
   .meta({ description: `One of ${issueStatuses.join(', ')}, or a comma-separated list of them; default all` });
 
 export const ZListIssuesRequestSchema = z.object({
   appKey: queryAppKey.optional(),
   limit: queryPageSize(limits.pageSizeDefault),
-  cursor: z.string().min(1).max(600).optional().meta({ description: 'nextCursor of the previous page, with the same filters and sort' }),
+  cursor: z.string().min(1).max(600).meta({ description: 'nextCursor of the previous page, with the same filters and sort' }).optional(),
   status: statusList.optional(),
-  q: text(issueSearchMaxChars).optional().meta({ description: 'Case-insensitive substring of the message, errorType or culprit' }),
-  type: z.enum(eventTypes).optional().meta({ description: 'The type of the issue’s events' }),
-  release: text(200).optional().meta({ description: 'Issues with at least one event of this release' }),
-  environment: text(64).optional().meta({ description: 'Issues with at least one event from this environment' }),
+  q: text(issueSearchMaxChars).meta({ description: 'Case-insensitive substring of the message, errorType or culprit' }).optional(),
+  type: z.enum(eventTypes).meta({ description: 'The type of the issue’s events' }).optional(),
+  release: text(200).meta({ description: 'Issues with at least one event of this release' }).optional(),
+  environment: text(64).meta({ description: 'Issues with at least one event from this environment' }).optional(),
   sort: z
     .enum(issueSorts)
     .optional()
