@@ -101,9 +101,9 @@ const STORE_EVENTS = (rowsJson: string, keepFrom: number) => sql<StatementRow>`
   -- keeps it as the time it took its first status.
   upserted as (
     insert into issues (app_key, fingerprint, message, error_type, event_count, user_count, first_seen_at, last_seen_at,
-      culprit, type, level, last_release, status_changed_at)
+      culprit, type, level, last_release, status_changed_at, search_text)
     select d.app_key, d.fingerprint, f.message, f.error_type, d.events, coalesce(u.users, 0), d.first_seen, d.last_seen,
-      f.culprit, f.type, coalesce(l.level, 'error'), l.release, d.received_at
+      f.culprit, f.type, coalesce(l.level, 'error'), l.release, d.received_at, lower(concat_ws(E'\n', f.message, f.error_type, f.culprit))
     from issue_delta d
     join first_of_issue f on f.app_key = d.app_key and f.fingerprint = d.fingerprint
     join latest_of_issue l on l.app_key = d.app_key and l.fingerprint = d.fingerprint
@@ -117,6 +117,8 @@ const STORE_EVENTS = (rowsJson: string, keepFrom: number) => sql<StatementRow>`
       last_seen_at = greatest(issues.last_seen_at, excluded.last_seen_at),
       -- Issues from before culprits were computed get one from their next event.
       culprit = coalesce(issues.culprit, excluded.culprit),
+      search_text = case when issues.culprit is null and excluded.culprit is not null
+        then lower(concat_ws(E'\n', issues.message, issues.error_type, excluded.culprit)) else issues.search_text end,
       level = case when excluded.last_seen_at >= issues.last_seen_at then excluded.level else issues.level end,
       last_release = case when excluded.last_seen_at >= issues.last_seen_at then coalesce(excluded.last_release, issues.last_release)
         else coalesce(issues.last_release, excluded.last_release) end,

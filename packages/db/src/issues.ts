@@ -67,6 +67,7 @@ export interface IssueListQuery {
  * many match in all; reads one row more than asked to tell whether a next page exists.
  * The filters are read from the user's issue rows, which are few (thousands, against millions of events): one bounded
  * scan finds the matching keys, once for the count and once for the page, which seeks past the cursor on the sort key.
+ * The search reads search_text, lower-cased when the issue was written, so a search costs a byte search per issue.
  * Release and environment come from issue_facets, whose key finds an app's issues seen with a value.
  */
 export async function listIssues(db: Kysely<Database>, query: IssueListQuery): Promise<{ rows: IssueRow[]; hasMore: boolean; total: number }> {
@@ -77,8 +78,7 @@ export async function listIssues(db: Kysely<Database>, query: IssueListQuery): P
   if (query.statuses !== undefined) conditions.push(sql`i.status in (${sql.join(query.statuses)})`);
   if (query.type !== undefined) conditions.push(sql`i.type = ${query.type}`);
   if (query.search !== undefined) {
-    conditions.push(sql`(strpos(lower(i.message), lower(${query.search})) > 0 or strpos(lower(i.error_type), lower(${query.search})) > 0
-      or strpos(lower(i.culprit), lower(${query.search})) > 0)`);
+    conditions.push(sql`strpos(i.search_text, lower(${query.search})) > 0`);
   }
   for (const facet of ['release', 'environment'] as const) {
     const value = query[facet];

@@ -66,6 +66,8 @@ export interface IssuesTable {
   last_release: string | null;
   /** The event type of the issue's first event: error or request. */
   type: Generated<string>;
+  /** lower(message, errorType and culprit, a line each): what the list's search reads. */
+  search_text: Generated<string>;
 }
 
 /** Events per issue and UTC day (day: ms / 86,400,000), for the issue's chart. */

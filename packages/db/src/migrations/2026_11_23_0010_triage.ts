@@ -19,6 +19,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('last_release', 'text')
     // The type of the issue's first event: error or request.
     .addColumn('type', 'text', (col) => col.notNull().defaultTo('error'))
+    // What the list's search reads: message, error type and culprit, lower-cased once when written rather than for
+    // every issue at every search.
+    .addColumn('search_text', 'text', (col) => col.notNull().defaultTo(''))
     .execute();
   // Issues stored before: type and latest release from their newest stored event (the culprit is filled in by their
   // next event, which the write path computes it from).
@@ -26,7 +29,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     update issues i set
       type = coalesce(e.type, case when i.error_type = 'request' then 'request' else 'error' end),
       last_release = e.payload->>'release',
-      level = coalesce(e.payload->>'level', 'error')
+      level = coalesce(e.payload->>'level', 'error'),
+      search_text = lower(i.message || E'\n' || i.error_type)
     from issues j
     left join lateral (
       select type, payload from events e where e.app_key = j.app_key and e.fingerprint = j.fingerprint
@@ -67,7 +71,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('issue_facets').ifExists().execute();
   await db.schema.dropTable('issue_days').ifExists().execute();
-  for (const column of ['status', 'status_changed_at', 'regressed_at', 'regressed_by_last_write', 'culprit', 'level', 'last_release', 'type']) {
+  for (const column of ['status', 'status_changed_at', 'regressed_at', 'regressed_by_last_write', 'culprit', 'level', 'last_release', 'type', 'search_text']) {
     await db.schema.alterTable('issues').dropColumn(column).execute();
   }
 }
