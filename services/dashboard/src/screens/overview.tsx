@@ -60,6 +60,8 @@ export function OverviewScreen() {
     () => client.overview.timeseries.query({ appKey, bucket: range.bucket, from: String(chartFrom), to: String(now + 1) }),
     [appKey, range.bucket, chartFrom, now],
   );
+  // Whether anything ever came, for the hint to add the SDK (the period's totals may be zero for a quiet period).
+  const ever = useQuery(async () => (from === undefined ? null : (await client.overview.get.query({ appKey })).totals.events), [appKey, from === undefined, now]);
   const latest = useQuery(() => client.issues.list.query({ appKey, limit: '5', status: 'unresolved' }), [appKey, now]);
   const refresh = () => {
     apps.reload(); // apps made elsewhere (another tab, the API) join the filter
@@ -107,6 +109,7 @@ export function OverviewScreen() {
         </h2>
         {totals.status === 'error' && <ErrorState title="Could not load the totals" message={totals.error} onRetry={totals.reload} />}
         {totals.status === 'loading' && !totals.data && <Loading />}
+        {!noApps && totals.data?.events === 0 && (ever.data ?? 0) > 0 && <p className="muted">Nothing in {range.span}.</p>}
         {totals.data && (
           <dl className="totals" aria-busy={totals.status === 'loading'}>
             {totalsShown.map(({ key, label }) => (
@@ -117,7 +120,7 @@ export function OverviewScreen() {
             ))}
           </dl>
         )}
-        {!noApps && totals.data?.events === 0 && range.value === 'all' && (
+        {!noApps && totals.data?.events === 0 && (ever.data ?? 0) === 0 && ever.status === 'ok' && (
           <EmptyState title="No events yet: add the SDK">
             <p>
               {appKey ? `${appName(apps.data, appKey)} has` : 'Your apps have'} not sent anything yet. Put the SDK snippet in your pages and the first
