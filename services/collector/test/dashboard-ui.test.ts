@@ -191,15 +191,24 @@ describe(`dashboard in a browser (${backend})`, () => {
     const backOffice = await sendBatch(server, backOfficeKey, [makeEvent({ errorType: 'TypeError', message: 'navigation.push is not a function', platform: 'react-native', timestamp: minutesAgo(20), anonymousId: 'anon_zed' })]);
     expect(backOffice.body.accepted).toBe(1);
 
-    // The overview over all apps: the five totals, the chart, the latest issues.
+    // The overview over all apps: the five totals of the last 24 hours (the default period), the chart, the latest issues.
     await page.getByRole('button', { name: 'Refresh' }).click();
-    await waitForText(total('events'), String(shopEvents.length + 1));
-    expect(await total('errors').textContent()).toBe(String(shopEvents.length + 1 - 3));
+    await page.getByRole('heading', { name: 'Totals, the last 24 hours' }).waitFor();
+    await waitForText(total('events'), '12');
+    expect(await total('errors').textContent()).toBe('9');
     expect(await total('failedRequests').textContent()).toBe('3');
-    expect(await total('affectedUsers').textContent()).toBe('7'); // alice bob carol dave erin legacy zed
-    expect(await total('issues').textContent()).toBe(String(3 + FLAGS.length + 1));
+    expect(await total('affectedUsers').textContent()).toBe('6'); // alice bob carol dave erin zed
+    expect(await total('issues').textContent()).toBe('4');
     expect(await page.locator('svg rect.chart-errors').count()).toBeGreaterThan(3);
     expect(await page.locator('svg rect.chart-requests').count()).toBe(3);
+    // All time: the older one-off issues too, and the period in the URL.
+    await page.getByRole('button', { name: 'All time' }).click();
+    await page.getByRole('heading', { name: 'Totals, all time' }).waitFor();
+    await waitForText(total('events'), String(shopEvents.length + 1));
+    expect(new URL(page.url()).searchParams.get('range')).toBe('all');
+    expect(await total('errors').textContent()).toBe(String(shopEvents.length + 1 - 3));
+    expect(await total('affectedUsers').textContent()).toBe('7'); // and legacy
+    expect(await total('issues').textContent()).toBe(String(3 + FLAGS.length + 1));
     await page.getByText('No events yet').waitFor({ state: 'detached' });
     await page.getByRole('region', { name: 'Latest unresolved issues' }).getByText("Cannot read properties of undefined (reading 'id')").waitFor();
     await shot('06-overview');
@@ -278,8 +287,10 @@ describe(`dashboard in a browser (${backend})`, () => {
     expect(await inPage<number>(pageWidth)).toBeLessThanOrEqual(390);
     await page.setViewportSize({ width: 1280, height: 860 });
     await page.emulateMedia({ colorScheme: 'dark' });
+    // The app chosen on the issues (Shop) comes along to the overview, which keeps its period (30 days).
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Overview' }).click();
-    await waitForText(total('events'), String(shopEvents.length + 1));
+    await waitForText(total('events'), String(shopEvents.length));
+    expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ app: appKey, range: '30d' });
     expect(await inPage<string>('getComputedStyle(document.documentElement).backgroundColor')).toBe('rgb(15, 17, 21)');
     await shot('13-overview-dark');
     await page.emulateMedia({ colorScheme: 'light' });
