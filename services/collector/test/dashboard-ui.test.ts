@@ -329,6 +329,141 @@ describe(`dashboard in a browser (${backend})`, () => {
     expect(browserErrors).toEqual([]);
   }, 180_000);
 
+  it('triage: finds the loudest unresolved issue of a release, resolves it, sees it regress, ignores a noisy one', async () => {
+    const owner = await server.call('POST', '/api/auth/register', { body: { email: uniqueEmail(), password: PASSWORD } });
+    const token = owner.body.token as string;
+    const created = await server.call('POST', '/api/apps', { token, body: { name: 'Shop', type: 'web' } });
+    const appKey = created.body.app.appKey as string;
+    const items = "Cannot read properties of undefined (reading 'items')";
+    const at = (fn: string, file: string) => `TypeError: ${items}\n    at ${fn} (https://shop.example/assets/${file}.js:10:20)\n    at dispatch (https://shop.example/assets/vendor.js:1:1)`;
+    const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+    const safari = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
+    const release = (name: string, count: number, event: Record<string, unknown>) =>
+      Array.from({ length: count }, (_, i) => makeEvent({ release: name, environment: 'production', anonymousId: `anon_${name.replaceAll(".", "_")}_${i % 4}`, userAgent: i % 3 ? chrome : safari, timestamp: minutesAgo(5 + i * 90), ...event }));
+    const batch = [
+      ...release('2.0.0', 8, { fingerprint: 'TypeError:cart', message: items, stack: at('CartDrawer.render', 'cart') }),
+      ...release('2.0.0', 2, { fingerprint: 'TypeError:checkout', message: items, stack: at('CheckoutForm.submit', 'checkout') }),
+      ...release('2.0.0', 5, { fingerprint: 'Error:resize', errorType: 'Error', message: 'ResizeObserver loop completed with undelivered notifications.', stack: undefined }),
+      ...release('1.9.0', 12, { fingerprint: 'TypeError:old', message: 'this.items.map is not a function', stack: at('OrderHistory.render', 'orders') }),
+      makeEvent({ fingerprint: 'request:pay', type: 'request', errorType: undefined, message: undefined, stack: undefined, release: '2.0.0', request: { method: 'POST', url: 'https://shop.example/api/orders/8812/pay', status: 502 } }),
+    ];
+    expect((await sendBatch(server, appKey, batch)).body.accepted).toBe(batch.length);
+
+    const triage = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light', locale: 'en-US', timezoneId: 'UTC' });
+    await triage.addInitScript(`sessionStorage.setItem('collector.session', ${JSON.stringify(token)})`);
+    const tab = await triage.newPage();
+    tab.setDefaultTimeout(15_000);
+    const errors: string[] = [];
+    tab.on('pageerror', (error) => errors.push(error.message));
+    const triageShot = (name: string) => tab.screenshot({ path: `${artifacts}triage-${name}.png`, fullPage: true });
+    const rows = tab.locator('table.issues tbody tr');
+    const matches = tab.locator('.list-head p[role="status"]');
+    const within = async (locator: Locator, expected: string | RegExp) => {
+      const deadline = Date.now() + 15_000;
+      let last = '';
+      while (Date.now() < deadline) {
+        last = (await locator.count()) > 0 ? ((await locator.first().textContent()) ?? '').trim() : '';
+        if (typeof expected === 'string' ? last === expected : expected.test(last)) return;
+        await tab.waitForTimeout(100);
+      }
+      throw new Error(`expected ${String(expected)}, saw ${JSON.stringify(last)}`);
+    };
+
+    // Unresolved by default, with how many match.
+    await tab.goto(`${base}/issues`);
+    await tab.getByRole('heading', { level: 1, name: 'Issues' }).waitFor();
+    expect(await tab.getByRole('link', { name: 'Unresolved' }).getAttribute('aria-current')).toBe('page');
+    await within(matches, /^5 issues match/);
+
+    // The loudest unresolved issue of release 2.0.0: filter and sort, all in the URL.
+    await tab.getByLabel('Release').fill('2.0.0');
+    await tab.getByLabel('Release').press('Enter');
+    await within(matches, /^4 issues match/);
+    await tab.getByLabel('Sort by').selectOption({ label: 'Most events' });
+    await within(rows.first().locator('.issue-culprit'), 'CartDrawer.render (/assets/cart.js)');
+    const listUrl = new URL(tab.url());
+    expect(Object.fromEntries(listUrl.searchParams)).toEqual({ release: '2.0.0', sort: 'events' });
+    // The same message twice, told apart by the culprit; the failed request is labelled as one.
+    expect(await rows.nth(2).locator('.issue-culprit').textContent()).toBe('CheckoutForm.submit (/assets/checkout.js)');
+    expect(await rows.filter({ hasText: 'POST /api/orders/<id>/pay' }).locator('.issue-type').textContent()).toBe('Failed request');
+    await triageShot('01-list-release-by-events');
+
+    // Open it: chart, breakdown, "1–8 of 8 events"; resolve it.
+    await rows.first().getByRole('link').click();
+    await tab.getByRole('heading', { level: 1, name: /CartDrawer\.render/ }).waitFor();
+    await tab.getByText('1–8 of 8 events').waitFor();
+    const breakdown = tab.getByRole('region', { name: 'Where it happens' });
+    expect(await breakdown.textContent()).toContain('Chrome 131');
+    expect(await breakdown.textContent()).toContain('iOS 18.1');
+    expect(await tab.getByRole('region', { name: 'Events per day, last 30 days' }).textContent()).toContain('8 events in the last 30 days');
+    // Show scrolls to the event it shows; each event has its own link.
+    await tab.locator('table.events tbody tr').last().getByRole('button', { name: /^Show/ }).click();
+    await tab.getByText('picked event').waitFor();
+    expect(await tab.evaluate('window.scrollY')).toBeGreaterThan(200);
+    expect(new URL(tab.url()).searchParams.get('event')).toMatch(/^evt_/);
+    await tab.getByRole('button', { name: 'Resolve' }).click();
+    await tab.locator('.badge-resolved').waitFor();
+    await triageShot('02-issue-resolved');
+
+    // Back (Show replaced the address rather than adding a step): the list as it was, without the resolved issue.
+    await tab.goBack();
+    await within(matches, /^3 issues match/);
+    expect(new URL(tab.url()).search).toBe(listUrl.search);
+    expect(await tab.getByLabel('Release').inputValue()).toBe('2.0.0');
+    expect(await tab.getByLabel('Sort by').inputValue()).toBe('events');
+
+    // A new event brings it back as a regression.
+    expect((await sendBatch(server, appKey, [makeEvent({ fingerprint: 'TypeError:cart', message: items, release: '2.0.1' })])).body.accepted).toBe(1);
+    await tab.getByRole('button', { name: 'Refresh' }).click();
+    await within(matches, /^4 issues match/);
+    await within(rows.first().locator('.badge'), 'Regressed');
+    await triageShot('03-list-regressed');
+
+    // Ignore the noisy one from the list: select, Ignore; it moves to the Ignored tab.
+    await rows.filter({ hasText: 'ResizeObserver' }).getByRole('checkbox').check();
+    await tab.getByRole('group', { name: 'With the selected issues' }).getByRole('button', { name: 'Ignore' }).click();
+    await tab.getByText('1 issue ignored.').waitFor();
+    await within(matches, /^3 issues match/);
+    await tab.getByRole('link', { name: 'Ignored' }).click();
+    await within(rows.first().locator('.issue-message'), 'ResizeObserver loop completed with undelivered notifications.');
+    expect(new URL(tab.url()).searchParams.get('status')).toBe('ignored');
+
+    // Search; then another section and back: the list state comes along.
+    await tab.getByRole('link', { name: 'All' }).click();
+    await tab.getByLabel('Search').fill('checkout');
+    await tab.getByLabel('Search').press('Enter');
+    await within(matches, /^1 issue matches/);
+    const searched = tab.url();
+    await tab.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Overview' }).click();
+    await tab.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await tab.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Issues' }).click();
+    await within(matches, /^1 issue matches/);
+    expect(tab.url()).toBe(searched);
+
+    // Phone width: the list and the issue without sideways scrolling.
+    await tab.setViewportSize({ width: 390, height: 844 });
+    await tab.getByLabel('Search').fill('');
+    await tab.getByLabel('Search').press('Enter');
+    await tab.getByRole('link', { name: 'Unresolved' }).click();
+    await within(matches, /^3 issues match/);
+    await triageShot('04-list-phone');
+    expect(await tab.evaluate(pageWidth)).toBeLessThanOrEqual(390);
+    await rows.first().getByRole('link').click();
+    await tab.getByRole('heading', { level: 1, name: /CartDrawer\.render/ }).waitFor();
+    await tab.locator('.badge-regressed').waitFor();
+    await triageShot('05-issue-phone');
+    expect(await tab.evaluate(pageWidth)).toBeLessThanOrEqual(390);
+
+    // Signing out while the collector cannot be told says so.
+    await tab.route('**/trpc/auth.logout**', (route) => route.abort());
+    await tab.getByRole('button', { name: 'Sign out' }).click();
+    await tab.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+    expect(await tab.getByRole('status').textContent()).toContain('the collector could not be told');
+    await triageShot('06-signed-out-offline');
+    expect(errors).toEqual([]);
+    await triage.close();
+  }, 180_000);
+
   it('serves the page for browser loads of dashboard paths, and JSON everywhere under /api', async () => {
     const html = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
     const index = await server.call('GET', '/issues/web_abc%3AError%3A123', { headers: html });
@@ -355,6 +490,15 @@ describe(`dashboard in a browser (${backend})`, () => {
     const asset = await server.call('GET', script ?? '');
     expect(asset.status).toBe(200);
     expect(asset.headers.get('cache-control')).toContain('immutable');
+    // Compressed for browsers that take it: brotli first, else gzip; the favicon is there.
+    for (const [accept, encoding] of [['gzip, deflate, br', 'br'], ['gzip', 'gzip'], ['identity', null]] as const) {
+      const reply = await fetch(`${base}${script}`, { headers: { 'accept-encoding': accept } });
+      expect(reply.headers.get('content-encoding'), accept).toBe(encoding);
+      expect(reply.headers.get('vary')).toContain('Accept-Encoding');
+    }
+    const favicon = await server.call('GET', '/favicon.svg');
+    expect(favicon.status).toBe(200);
+    expect(favicon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
     expect((await server.call('GET', '/.build.json', { headers: html })).body).not.toContain('sourcesModifiedAt');
   });
 
