@@ -45,14 +45,14 @@ async function allTimeTotals(db: Kysely<Database>, query: OverviewQuery): Promis
  * and issues without reading a row per event or per user, are in windowed-counts.ts.
  */
 async function windowTotals(db: Kysely<Database>, query: OverviewQuery): Promise<OverviewTotals> {
-  const t1 = Math.max(query.from ?? 0, 0);
-  const t2 = query.to ?? END_OF_TIME;
-  if (t2 <= t1) return { events: 0, errors: 0, failedRequests: 0, affectedUsers: 0, issues: 0 };
+  const windowStart = Math.max(query.from ?? 0, 0);
+  const windowEnd = query.to ?? END_OF_TIME;
+  if (windowEnd <= windowStart) return { events: 0, errors: 0, failedRequests: 0, affectedUsers: 0, issues: 0 };
   // Over all apps, the owner whose ids seen in several apps must be counted once.
   const owner = query.appKey === undefined ? query.userId : null;
   const { rows } = await sql<OverviewTotals>`
     select window_events as "events", window_errors as "errors", window_failed_requests as "failedRequests",
       window_users as "affectedUsers", window_issues as "issues"
-    from overview_window(${ownedApps(query)}, ${owner}::text, ${t1}::int8, ${t2}::int8)`.execute(db);
+    from overview_window(${ownedApps(query)}, ${owner}::text, ${windowStart}::int8, ${windowEnd}::int8)`.execute(db);
   return rows[0] as OverviewTotals;
 }
