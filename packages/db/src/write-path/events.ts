@@ -1,6 +1,6 @@
 // Events: the statement's input, and the insert that stores each new event once. An (app, eventId) already stored,
 // before or by a concurrent statement, is left as it is (ON CONFLICT DO NOTHING); within a group the copies are dropped
-// before the statement (ingest.ts), so the first copy sent is the one stored. Every later part counts new_events only.
+// before the statement (ingest.ts), so the first copy sent is the one stored. Every counter counts new_events only.
 import { displayMessage, errorTypeOf, type StoredEvent } from '@collector/domain';
 import { sql } from 'kysely';
 import { part, type StatementPart } from './statement';

@@ -9,8 +9,8 @@ export const issueParts = (): StatementPart[] => [
     sql`select app_key, fingerprint, count(*) as events, min(timestamp) as first_seen, max(timestamp) as last_seen
     from new_events group by app_key, fingerprint`,
   ),
-  // One sort of the statement's events, not a scan per issue. Read from the input, not new_events: only a new issue
-  // uses it, and all of a new issue's events in this statement are new.
+  // One sort of the statement's events, not a scan per issue; from the input rows, which carry the message and error
+  // type that events rows keep only inside the payload.
   part(
     'first_event_of_issue',
     sql`select distinct on (app_key, fingerprint) app_key, fingerprint, message, error_type from sent_events order by app_key, fingerprint, ts`,

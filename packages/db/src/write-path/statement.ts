@@ -17,11 +17,12 @@ export interface StatementPart {
 export const part = (name: string, query: RawBuilder<unknown>): StatementPart => ({ name, query });
 
 /**
- * The statement for the given input rows (a JSON array, see events.ts). The order of the parts is the order they may
- * read each other in and, for the writes, the order they lock tables in, the same in every statement: events, issue
- * users, issues, active hours and their links, owner users, totals. Every data-modifying part runs once, to completion,
- * whether or not a later part reads it; all of them see the same snapshot, which is why each part that must see another
- * part's writes reads that part's RETURNING rows rather than its table.
+ * The statement for the given input rows (a JSON array, see events.ts). A part may read only the parts before it:
+ * events, issue users, issues, active hours and their links, owner users, totals (the order of the single template
+ * this replaced). Every statement is the same parts in the same order, and each insert writes its rows in key order,
+ * so concurrent statements lock rows alike. Every data-modifying part runs once, to completion, whether or not a later
+ * part reads it; all of them see the same snapshot, which is why a part that must see another part's writes reads that
+ * part's RETURNING rows rather than its table.
  */
 export function storeStatement(rowsJson: string, keepFrom: number): RawBuilder<{ app_key: string; event_id: string }> {
   const parts = [...eventParts(rowsJson), ...issueUserParts(), ...issueParts(), ...activityParts(keepFrom), ...ownerUserParts(), ...totalParts()];
