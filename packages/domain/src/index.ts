@@ -1,5 +1,6 @@
 export * from './account';
 export * from './app';
+export * from './app-schemas';
 export * from './culprit';
 export * from './errors';
 export * from './event';
@@ -7,6 +8,7 @@ export * from './fingerprint';
 export * from './issue';
 export * from './limits';
 export * from './rate-limit';
+export * from './retry-after';
 export * from './text';
 export * from './validation';
 export * from './timeseries';
