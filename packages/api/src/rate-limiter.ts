@@ -22,7 +22,7 @@ export class RateLimiter {
       this.buckets.set(key, bucket);
     }
     const result = takeTokens(bucket, this.policy, cost, now);
-    if (!result.ok) fail('RATE_LIMITED', `too many requests for this ${this.subject}, retry in ${result.retryAfterSeconds} s`, { retryAfterSeconds: result.retryAfterSeconds });
+    if (!result.ok) fail('RATE_LIMITED', { details: [{ path: '', message: `too many requests for this ${this.subject}` }], retryAfterSeconds: result.retryAfterSeconds });
   }
 
   /** Forgets buckets that have refilled, so the map holds only recently active keys. */
