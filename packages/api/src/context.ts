@@ -1,4 +1,5 @@
-// What every procedure sees. `createContextInner` is what tests call; `createContextFactory` reads an HTTP request.
+// What every procedure sees. `createContextInner` builds it from plain values (tests call it with their own clock,
+// as auth/sessions.test.ts does); `createContextFactory` builds it from an HTTP request.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Db, EventWriter } from '@collector/db';
