@@ -19,7 +19,7 @@ export const timeseriesRoute = authedProcedure
       fail('VALIDATION_FAILED', { details: [{ path: 'from', message }] });
     }
     const userId = ctx.session.user.id;
-    if (input.appKey !== undefined && !(await isAppOwnedBy(ctx.db, input.appKey, userId))) fail('NOT_FOUND', { details: [{ path: 'appKey', message: 'no such app' }] });
+    if (input.appKey !== undefined && !(await isAppOwnedBy(ctx.db, input.appKey, userId))) fail('NOT_FOUND');
     const hours = await hourlyTotals(ctx.db, { userId, appKey: input.appKey, fromHour: from, to });
     return { bucket: input.bucket, buckets: foldBuckets(hours, input.bucket, from, to) };
   });
