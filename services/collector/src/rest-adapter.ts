@@ -3,7 +3,7 @@
 // encodings, body limits, strict query strings, success statuses; every failure goes to the one error writer.
 // trpc-to-openapi stays out of the request path: it only generates the OpenAPI document and the path patterns.
 import type { IncomingMessage } from 'node:http';
-import { type Context, appRouter, contractError, createCallerFactory, pathParameters, queryValue, type RestRoute, routesForPath, toAppError } from '@collector/api';
+import { type Context, appRouter, contractError, createCallerFactory, pathParameters, queryValue, type RestRoute, restRoutes, routesForPath, toAppError } from '@collector/api';
 import { type AppError, limits, pruneNesting } from '@collector/domain';
 import cors from 'cors';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
@@ -72,13 +72,11 @@ type ProcedureCall = (input: unknown) => Promise<unknown>;
 
 export function createRestAdapter(createContext: (opts: { req: Request }) => Context): Router {
   const createCaller = createCallerFactory(appRouter);
-  // A procedure's place in the caller, split once rather than per request.
-  const segments = new Map<RestRoute, string[]>();
+  // Each procedure's place in the caller ("issues.list"), split once here rather than per request.
+  const segments = new Map(restRoutes.map((route) => [route, route.procedurePath.split('.')]));
   const procedureOf = (route: RestRoute, req: Request): ProcedureCall => {
-    let path = segments.get(route);
-    if (!path) segments.set(route, (path = route.procedurePath.split('.')));
     let procedure: unknown = createCaller(createContext({ req }));
-    for (const segment of path) procedure = (procedure as Record<string, unknown>)[segment];
+    for (const segment of segments.get(route) ?? []) procedure = (procedure as Record<string, unknown>)[segment];
     return procedure as ProcedureCall;
   };
   const ingestBody = parseBody(limits.ingestBodyBytes);
