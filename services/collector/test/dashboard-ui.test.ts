@@ -298,7 +298,7 @@ describe(`dashboard in a browser (${backend})`, () => {
     // An error state carries the API's message.
     await page.goto(`${base}/issues/${encodeURIComponent(`${appKey}:TypeError:nope`)}`);
     await page.getByRole('alert').getByText('Could not load this issue').waitFor();
-    expect(await page.getByRole('alert').textContent()).toContain('No such issue: it does not exist, or belongs to another account.');
+    expect(await page.getByRole('alert').textContent()).toContain('It does not exist, or it belongs to another account.');
     await shot('14-issue-error');
 
     // Sign out: the token is forgotten here and refused by the API.

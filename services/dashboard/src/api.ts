@@ -98,8 +98,7 @@ export function messageOf(error: unknown): string {
       case 'UNAVAILABLE':
         return 'The collector cannot reach its database right now. Try again in a moment.';
       case 'NOT_FOUND':
-        // The API says what was looked for ("no such issue"); it may also belong to another account.
-        return `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}: it does not exist, or belongs to another account.`;
+        return 'It does not exist, or it belongs to another account.';
       case 'INTERNAL':
         return 'The collector failed to answer this (a bug on its side). Try again; if it keeps failing, tell whoever runs it.';
       case 'VALIDATION_FAILED':

@@ -38,7 +38,7 @@ export function IssueScreen({ id }: { id: string }) {
   const cursor = search.get('cursor') ?? undefined;
   const pageNumber = Math.max(1, Number(search.get('page')) || 1);
   const picked = search.get('event') ?? undefined;
-  const detail = useQuery(() => client.issues.get.query({ id, limit: String(EVENTS_PAGE_SIZE), ...(cursor ? { cursor } : {}) }), [id, cursor]);
+  const detail = useQuery(() => client.issues.get.query({ id, limit: EVENTS_PAGE_SIZE, ...(cursor ? { cursor } : {}) }), [id, cursor]);
   const [change, setChange] = useState<{ busy: boolean; error?: string }>({ busy: false });
   const eventPanel = useRef<HTMLElement>(null);
   const issue = detail.data?.issue;

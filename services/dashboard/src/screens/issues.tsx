@@ -106,7 +106,7 @@ function IssuesList({ state }: { state: ListState }) {
     () =>
       client.issues.list.query({
         appKey: state.app,
-        limit: String(ISSUES_PAGE_SIZE),
+        limit: ISSUES_PAGE_SIZE,
         ...(state.status !== 'all' ? { status: state.status } : {}),
         ...(state.q ? { q: state.q } : {}),
         ...(state.type ? { type: state.type } : {}),

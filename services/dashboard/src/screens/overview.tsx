@@ -55,14 +55,14 @@ export function OverviewScreen() {
   const allFrom = chosenApps.length > 0 ? Math.min(...chosenApps.map((app) => app.createdAt)) - MAX_EVENT_AGE : now - 30 * DAY;
   const from = range.ms === undefined ? undefined : now - range.ms;
   const chartFrom = from ?? Math.max(allFrom, now - 999 * DAY);
-  const totals = useQuery(async () => (await client.overview.get.query({ appKey, ...(from !== undefined ? { from: String(from) } : {}) })).totals, [appKey, from]);
+  const totals = useQuery(async () => (await client.overview.get.query({ appKey, ...(from !== undefined ? { from } : {}) })).totals, [appKey, from]);
   const series = useQuery(
-    () => client.overview.timeseries.query({ appKey, bucket: range.bucket, from: String(chartFrom), to: String(now + 1) }),
+    () => client.overview.timeseries.query({ appKey, bucket: range.bucket, from: chartFrom, to: now + 1 }),
     [appKey, range.bucket, chartFrom, now],
   );
   // Whether anything ever came, for the hint to add the SDK (the period's totals may be zero for a quiet period).
   const ever = useQuery(async () => (from === undefined ? null : (await client.overview.get.query({ appKey })).totals.events), [appKey, from === undefined, now]);
-  const latest = useQuery(() => client.issues.list.query({ appKey, limit: '5', status: 'unresolved' }), [appKey, now]);
+  const latest = useQuery(() => client.issues.list.query({ appKey, limit: 5, status: 'unresolved' }), [appKey, now]);
   const refresh = () => {
     apps.reload(); // apps made elsewhere (another tab, the API) join the filter
     setNow(Date.now());

@@ -21,11 +21,11 @@ export const getIssueRoute = authedProcedure
   .output(ZGetIssueResponseSchema)
   .query(async ({ ctx, input }) => {
     const after = input.cursor === undefined ? undefined : decodeEventCursor(input.cursor);
-    if (after === null) fail('VALIDATION_FAILED', 'cursor: is not a cursor this service issued', { details: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
+    if (after === null) fail('VALIDATION_FAILED', { details: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
     const key = parseIssueId(input.id);
     // Another user's issue is answered exactly like one that does not exist.
     const row = key && (await findIssue(ctx.db, { userId: ctx.session.user.id, ...key }));
-    if (!key || !row) fail('NOT_FOUND', 'no such issue');
+    if (!key || !row) fail('NOT_FOUND');
     const [page, series, contexts] = await Promise.all([
       listIssueEvents(ctx.db, { ...key, limit: input.limit, after }),
       issueSeries(ctx.db, { ...key, now: ctx.clock() }),

@@ -12,6 +12,6 @@ export const updateIssueRoute = authedProcedure
     const key = parseIssueId(input.id);
     // Another user's issue is answered exactly like one that does not exist.
     const row = key && (await setIssueStatus(ctx.db, { userId: ctx.session.user.id, ...key, status: input.status, now: ctx.clock() }));
-    if (!key || !row) fail('NOT_FOUND', 'no such issue');
+    if (!key || !row) fail('NOT_FOUND');
     return { issue: toIssue(row) };
   });
