@@ -1,9 +1,11 @@
 // Issues to work through: status tabs, search, filters and sort, a page at a time, with resolve, ignore and reopen
 // for a selection. Everything the list shows is in its URL, so a reload, a shared link and the back button keep it.
+import { eventFieldChars } from '@collector/domain/limits';
+import { issueSearchMaxChars, issueSorts, issueStatuses } from '@collector/domain/triage';
 import { type FormEvent, useEffect, useState } from 'react';
 import { client, type CollectorInputs, type Issue, messageOf } from '../api';
 import { AppFilter } from '../app-filter';
-import { IssueBadges, IssueName } from '../issue-title';
+import { IssueBadges, IssueName, statusLabels } from '../issue-title';
 import { Link, navigate, paths, rememberSection, useLocation, useTitle } from '../navigation';
 import { countOf, formatNumber } from '../numbers';
 import { useQuery } from '../query';
@@ -17,19 +19,10 @@ type Status = Issue['status'];
 type ListInput = CollectorInputs['issues']['list'];
 type Sort = NonNullable<ListInput['sort']>;
 
-const tabs: { value: Status | 'all'; label: string }[] = [
-  { value: 'unresolved', label: 'Unresolved' },
-  { value: 'resolved', label: 'Resolved' },
-  { value: 'ignored', label: 'Ignored' },
-  { value: 'all', label: 'All' },
-];
+const tabs: { value: Status | 'all'; label: string }[] = [...issueStatuses.map((value) => ({ value, label: statusLabels[value] })), { value: 'all', label: 'All' }];
 
-const sorts: { value: Sort; label: string }[] = [
-  { value: 'lastSeen', label: 'Last seen' },
-  { value: 'firstSeen', label: 'First seen' },
-  { value: 'events', label: 'Most events' },
-  { value: 'users', label: 'Most users' },
-];
+const sortLabels: Record<Sort, string> = { lastSeen: 'Last seen', firstSeen: 'First seen', events: 'Most events', users: 'Most users' };
+const sorts = issueSorts.map((value) => ({ value, label: sortLabels[value] }));
 
 /** The list's state as its URL says it; absent parameters are the defaults (unresolved, last seen, first page). */
 interface ListState {
@@ -327,15 +320,15 @@ function Filters({ state, onChange }: { state: ListState; onChange: (change: Par
     <form className="filters" onSubmit={apply} role="search" aria-label="Filter issues">
       <label className="field field-grow">
         <span>Search</span>
-        <input name="q" type="search" defaultValue={state.q ?? ''} maxLength={200} placeholder="Message, error type or culprit" />
+        <input name="q" type="search" defaultValue={state.q ?? ''} maxLength={issueSearchMaxChars} placeholder="Message, error type or culprit" />
       </label>
       <label className="field">
         <span>Release</span>
-        <input name="release" defaultValue={state.release ?? ''} maxLength={200} placeholder="Any" />
+        <input name="release" defaultValue={state.release ?? ''} maxLength={eventFieldChars.release} placeholder="Any" />
       </label>
       <label className="field">
         <span>Environment</span>
-        <input name="environment" defaultValue={state.environment ?? ''} maxLength={64} placeholder="Any" />
+        <input name="environment" defaultValue={state.environment ?? ''} maxLength={eventFieldChars.environment} placeholder="Any" />
       </label>
       <label className="field">
         <span>Type</span>

@@ -1,5 +1,6 @@
 // The overview: the five totals for all apps or one over one period, events over that period, and the unresolved
 // issues seen last. The period and the app are in the URL.
+import { limits } from '@collector/domain/limits';
 import { useEffect, useState } from 'react';
 import { client, type Totals } from '../api';
 import { AppFilter } from '../app-filter';
@@ -22,8 +23,6 @@ const totalsShown: { key: keyof Totals; label: string }[] = [
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-/** The largest gap between an event's timestamp and its receipt (older ones are stored at their receipt). */
-const MAX_EVENT_AGE = 30 * DAY;
 
 const ranges = [
   { value: '24h', label: '24 hours', span: 'the last 24 hours', ms: DAY, bucket: 'hour' },
@@ -52,7 +51,7 @@ export function OverviewScreen() {
   const [now, setNow] = useState(() => Date.now());
   // "All time" charts by day from before the first app was made (an event may be dated up to 30 days before it came).
   const chosenApps = apps.data?.filter((app) => !appKey || app.appKey === appKey) ?? [];
-  const allFrom = chosenApps.length > 0 ? Math.min(...chosenApps.map((app) => app.createdAt)) - MAX_EVENT_AGE : now - 30 * DAY;
+  const allFrom = chosenApps.length > 0 ? Math.min(...chosenApps.map((app) => app.createdAt)) - limits.maxEventAgeMs : now - 30 * DAY;
   const from = range.ms === undefined ? undefined : now - range.ms;
   const chartFrom = from ?? Math.max(allFrom, now - 999 * DAY);
   const totals = useQuery(async () => (await client.overview.get.query({ appKey, ...(from !== undefined ? { from } : {}) })).totals, [appKey, from]);

@@ -1,4 +1,4 @@
-import { eventTypes, type IssueStatus, isStorableText, issueSearchMaxChars, issueSorts, issueStatuses, limits, UNSTORABLE_MESSAGE } from '@collector/domain';
+import { eventFieldChars, eventTypes, type IssueStatus, isStorableText, issueSearchMaxChars, issueSorts, issueStatuses, limits, UNSTORABLE_MESSAGE } from '@collector/domain';
 import { z } from 'zod';
 import { queryAppKey, queryPageSize, ZIssueSchema } from '../../schemas';
 import type { Meta } from '../../trpc';
@@ -37,8 +37,8 @@ export const ZListIssuesRequestSchema = z.object({
   status: statusList.optional(),
   q: text(issueSearchMaxChars).meta({ description: 'Case-insensitive substring of the message, errorType or culprit' }).optional(),
   type: z.enum(eventTypes).meta({ description: 'The type of the issue’s events' }).optional(),
-  release: text(200).meta({ description: 'Issues with at least one event of this release' }).optional(),
-  environment: text(64).meta({ description: 'Issues with at least one event from this environment' }).optional(),
+  release: text(eventFieldChars.release).meta({ description: 'Issues with at least one event of this release' }).optional(),
+  environment: text(eventFieldChars.environment).meta({ description: 'Issues with at least one event from this environment' }).optional(),
   sort: z
     .enum(issueSorts)
     .optional()
