@@ -20,33 +20,31 @@ const event = (appKey: string, extra: Partial<StoredEvent> = {}): StoredEvent =>
   message: 'boom',
   ...extra,
 });
-const storeBatches = (batches: Array<{ appKey: string; events: StoredEvent[]; receivedAt: number }>) => store(...batches);
-
 const issueRow = (appKey: string, fingerprint = 'js:group') =>
   db.selectFrom('issues').selectAll().where('app_key', '=', appKey).where('fingerprint', '=', fingerprint).executeTakeFirstOrThrow();
 
 describe('the write path’s issue changes', () => {
   it('reports a new issue as created, then a regression once the issue is resolved, and nothing for an ignored one', async () => {
     const appKey = await newApp();
-    const [first] = await storeBatches([{ appKey, events: [event(appKey)], receivedAt: now }]);
+    const [first] = await store({ appKey, events: [event(appKey)], receivedAt: now });
     expect(first?.issueChanges).toEqual([{ appKey, fingerprint: 'js:group', created: true, regressed: false }]);
-    const [again] = await storeBatches([{ appKey, events: [event(appKey)], receivedAt: now }]);
+    const [again] = await store({ appKey, events: [event(appKey)], receivedAt: now });
     expect(again?.issueChanges).toEqual([]);
 
     await setIssueStatus(db, { userId, appKey, fingerprint: 'js:group', status: 'resolved', now });
-    const [reopening] = await storeBatches([{ appKey, events: [event(appKey)], receivedAt: now + 5 }]);
+    const [reopening] = await store({ appKey, events: [event(appKey)], receivedAt: now + 5 });
     expect(reopening?.issueChanges).toEqual([{ appKey, fingerprint: 'js:group', created: false, regressed: true }]);
     expect(await issueRow(appKey)).toMatchObject({ status: 'unresolved', regressed_at: now + 5, status_changed_at: now + 5, event_count: 3 });
 
     await setIssueStatus(db, { userId, appKey, fingerprint: 'js:group', status: 'ignored', now: now + 6 });
-    const [ignored] = await storeBatches([{ appKey, events: [event(appKey)], receivedAt: now + 7 }]);
+    const [ignored] = await store({ appKey, events: [event(appKey)], receivedAt: now + 7 });
     expect(ignored?.issueChanges).toEqual([]);
     expect(await issueRow(appKey)).toMatchObject({ status: 'ignored', regressed_at: now + 5, status_changed_at: now + 6, event_count: 4 });
   });
 
   it('reopens a resolved issue exactly once when concurrent statements bring it events', async () => {
     const appKey = await newApp();
-    await storeBatches([{ appKey, events: [event(appKey)], receivedAt: now }]);
+    await store({ appKey, events: [event(appKey)], receivedAt: now });
     for (let round = 0; round < 5; round++) {
       await setIssueStatus(db, { userId, appKey, fingerprint: 'js:group', status: 'resolved', now });
       // Separate writers, so on PostgreSQL the statements run at once on separate connections and meet on the row lock.
@@ -65,7 +63,7 @@ describe('the write path’s issue changes', () => {
 
   it('keeps the culprit of the first event, and the level and release of the latest', async () => {
     const appKey = await newApp();
-    await storeBatches([
+    await store(
       {
         appKey,
         events: [
@@ -74,12 +72,12 @@ describe('the write path’s issue changes', () => {
         ],
         receivedAt: now,
       },
-    ]);
+    );
     expect(await issueRow(appKey)).toMatchObject({ culprit: 'first (/app/first.js)', level: 'fatal', last_release: '1.1.0', type: 'error' });
     // An older event (late) changes neither; a newer one without a release keeps the release and takes the default level.
-    await storeBatches([{ appKey, events: [event(appKey, { timestamp: now - 5000, level: 'debug', release: '0.9.0' })], receivedAt: now }]);
+    await store({ appKey, events: [event(appKey, { timestamp: now - 5000, level: 'debug', release: '0.9.0' })], receivedAt: now });
     expect(await issueRow(appKey)).toMatchObject({ level: 'fatal', last_release: '1.1.0', first_seen_at: now - 5000 });
-    await storeBatches([{ appKey, events: [event(appKey, { timestamp: now })], receivedAt: now }]);
+    await store({ appKey, events: [event(appKey, { timestamp: now })], receivedAt: now });
     expect(await issueRow(appKey)).toMatchObject({ level: 'error', last_release: '1.1.0' });
     const facets = await db.selectFrom('issue_facets').select(['facet', 'value']).where('app_key', '=', appKey).orderBy('value').execute();
     expect(facets).toEqual([
