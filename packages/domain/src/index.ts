@@ -7,6 +7,7 @@ export * from './issue';
 export * from './limits';
 export * from './rate-limit';
 export * from './sentry/event';
+export * from './sentry/limits';
 export * from './text';
 export * from './validation';
 export * from './timeseries';

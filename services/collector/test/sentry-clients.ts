@@ -36,7 +36,7 @@ async function listen(server: Server): Promise<string> {
  * httpClientIntegration reports.
  */
 export async function runBrowserClient(dsn: string, scenarios: readonly BrowserScenario[] = browserScenarios): Promise<{ pageErrors: string[] }> {
-  const bundle = await build({ entryPoints: [here('browser-client.ts')], bundle: true, format: 'iife', target: 'es2020', write: false, sourcemap: false });
+  const bundle = await build({ entryPoints: [here('browser-client.mjs')], bundle: true, format: 'iife', target: 'es2020', write: false, sourcemap: false });
   const script = bundle.outputFiles[0]?.text ?? '';
   const buttons = browserScenarios.map((id) => `<button id="${id}">${id}</button>`).join('');
   const page = `<!doctype html><html><head><title>shop</title></head><body>${buttons}<script>window.SENTRY_DSN = ${JSON.stringify(dsn)};</script><script src="/assets/app.js"></script></body></html>`;
@@ -57,7 +57,7 @@ export async function runBrowserClient(dsn: string, scenarios: readonly BrowserS
       await tab.click(`#${scenario}`);
       // Each report leaves before the next click, so captures keep the scenarios' order.
       await tab.waitForTimeout(300);
-      await tab.evaluate(() => window.flushSentry());
+      await tab.evaluate(() => (globalThis as unknown as { flushSentry(): Promise<boolean> }).flushSentry());
     }
     return { pageErrors };
   } finally {
