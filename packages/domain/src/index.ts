@@ -6,6 +6,7 @@ export * from './fingerprint';
 export * from './issue';
 export * from './limits';
 export * from './rate-limit';
+export * from './sentry/dsn';
 export * from './sentry/event';
 export * from './sentry/limits';
 export * from './text';

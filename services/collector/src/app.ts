@@ -15,6 +15,8 @@ export interface AppOptions {
   logger: Logger;
   clock?: () => number;
   trustProxy?: string | undefined;
+  /** The base of every app's DSN (PUBLIC_URL); asked when an app is shown, so it may depend on the port bound. */
+  publicUrl: () => string;
   version?: string;
   /** The built dashboard served at /; default services/dashboard/dist. A missing folder serves the API only. */
   dashboardDir?: string;
@@ -30,6 +32,7 @@ export function createApp(options: AppOptions) {
     rateLimiters: createRateLimiters(options.rateLimits),
     eventWriter: new EventWriter(database.db, { concurrency: database.backend === 'embedded' ? 1 : 2 }),
     knownApps: new KnownApps(database.db),
+    publicUrl: options.publicUrl,
   });
   const logError = (error: AppError, req: Request) => {
     if (error.code === 'INTERNAL') logger.error({ err: error.cause ?? error, method: req.method, path: req.path }, 'request failed');
