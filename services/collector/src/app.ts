@@ -8,6 +8,7 @@ import { defaultDashboardDir, serveDashboard } from './dashboard';
 import { errorHandler, sendError } from './errors';
 import type { Logger } from './logger';
 import { createRestAdapter, parseQueryString } from './rest-adapter';
+import { serveSdk } from './sdk';
 import { createSentryRoutes } from './sentry/routes';
 
 export interface AppOptions {
@@ -87,6 +88,7 @@ export function createApp(options: AppOptions) {
       responseMeta: ({ errors }) => (errors[0] ? { headers: errorHeaders(toAppError(errors[0])) } : {}),
     }),
   );
+  app.use(serveSdk(logger));
   // Sentry SDKs' endpoints read their bodies as streams of their own, so they come before the REST adapter.
   app.use(createSentryRoutes(createContext));
   // The dashboard's files and its page for non-API paths; everything under /api still ends in the REST adapter.
