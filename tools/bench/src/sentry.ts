@@ -6,7 +6,7 @@
 // Target (issue "Sentry SDKs report here unmodified"): envelope and store >= 0.8x the batch endpoint per event.
 import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
-import type { EventSource } from './events';
+import type { EventSource } from '@collector/tool-kit';
 
 interface CollectorEvent {
   eventId: string;

@@ -3,7 +3,7 @@
 // fingerprint and the timestamp clamp are applied in one place. Fields the collector has no place for are left out.
 import { type EventLevel, eventLevels } from '../event';
 import { computeFingerprint, fingerprintPrefix, hash64 } from '../fingerprint';
-import { limits } from '../limits';
+import { eventFieldChars, limits } from '../limits';
 
 type Json = Record<string, unknown>;
 
@@ -162,7 +162,7 @@ function breadcrumbsOf(value: unknown): Json[] | undefined {
     const crumb = objectAt(item);
     if (!crumb) continue;
     const timestamp = sentryTimestamp(crumb.timestamp);
-    const category = clip(stringAt(crumb.category) ?? stringAt(crumb.type), 64);
+    const category = clip(stringAt(crumb.category) ?? stringAt(crumb.type), eventFieldChars.breadcrumbCategory);
     const message = stringAt(crumb.message);
     const level = levelOf(crumb.level);
     const data = objectAt(crumb.data);
@@ -195,7 +195,7 @@ export function fromSentryEvent(event: Json, context: SentryMappingContext): Jso
   const message = stringAt(main?.value) ?? messageOf(event);
   // A message event may carry a synthetic exception only to hold its stack (the browser SDK's captureMessage): no type.
   const synthetic = objectAt(main?.mechanism)?.synthetic === true;
-  const errorType = clip(stringAt(main?.type) ?? (!main || synthetic ? MESSAGE_ERROR_TYPE : 'Error'), 64) as string;
+  const errorType = clip(stringAt(main?.type) ?? (!main || synthetic ? MESSAGE_ERROR_TYPE : 'Error'), eventFieldChars.errorType) as string;
   const method = stringAt(request?.method);
   const url = stringAt(request?.url);
   const isFailedRequest = mechanism?.startsWith(HTTP_CLIENT_MECHANISM) === true && method !== undefined && url !== undefined;

@@ -167,7 +167,7 @@ function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; late
             {event.stack && (
               <details className="more">
                 <summary>Raw stack trace</summary>
-                {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
+                {/* Focusable so that a keyboard can scroll a long snippet. */}
                 <pre className="stack" tabIndex={0} aria-label="Stack trace">
                   {event.stack}
                 </pre>
@@ -176,7 +176,6 @@ function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; late
           </>
         ) : event.stack ? (
           // Focusable so that a keyboard can scroll a long trace.
-          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
           <pre className="stack" tabIndex={0} aria-label="Stack trace">
             {event.stack}
           </pre>
@@ -190,7 +189,7 @@ function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; late
         {event.breadcrumbs && event.breadcrumbs.length > 0 ? (
           <ol className="breadcrumbs">
             {event.breadcrumbs.map((crumb, index) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: breadcrumbs have no id and never reorder
+              // Keyed by position: breadcrumbs have no id and never reorder.
               <li key={index} className={`crumb crumb-${crumb.level ?? 'info'}`}>
                 <span className="crumb-time">{crumb.timestamp !== undefined ? clock.format(crumb.timestamp) : ''}</span>
                 <span className="crumb-category">{crumb.category ?? '—'}</span>
@@ -240,7 +239,7 @@ function StackFrames({ frames }: { frames: Frame[] }) {
   return (
     <ol className="frames" aria-label="Stack frames">
       {frames.map((frame, index) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: frames have no id and never reorder
+        // Frames have no id and never reorder: their index is their key.
         <li key={index} className={frame.inApp ? 'frame in-app' : 'frame'}>
           <div className="frame-head">
             <code className="frame-function">{frame.function || '<anonymous>'}</code>
