@@ -69,7 +69,7 @@ function sentryOperation(errorResponses: ErrorResponses, kind: 'envelope' | 'sto
         (kind === 'envelope'
           ? 'What Sentry SDKs send, unmodified, to the app\'s DSN. Event items are stored; every other item type is skipped. At most one event per envelope. '
           : 'One JSON event, as older Sentry SDKs (python sentry-sdk 1.x) send it. ') +
-        `The trailing slash is optional; any content type is taken. Limits: ${sentryLimits.wireBytes} bytes on the wire, ` +
+        `The path is served with and without the trailing slash (SDKs send it with one); any content type is taken. Limits: ${sentryLimits.wireBytes} bytes on the wire, ` +
         `${kind === 'envelope' ? sentryLimits.decodedBytes : sentryLimits.eventBytes} decompressed (checked while decompressing), ${sentryLimits.eventBytes} per event. ` +
         'The event is mapped to the collector\'s event (README, "Use a Sentry SDK") and judged, grouped, rate limited and stored like a batch event; ' +
         'one it refuses is a 400 VALIDATION_FAILED. A retried event_id is stored once. CORS: any origin.',
@@ -85,8 +85,8 @@ function sentryOperation(errorResponses: ErrorResponses, kind: 'envelope' | 'sto
 /** Path items to add to the document: both Sentry endpoints and GET /sdk/collector.min.js. */
 export function pathsServedOutsideTheRouter(errorResponses: ErrorResponses): Record<string, unknown> {
   return {
-    '/api/{projectId}/envelope/': sentryOperation(errorResponses, 'envelope'),
-    '/api/{projectId}/store/': sentryOperation(errorResponses, 'store'),
+    '/api/{projectId}/envelope': sentryOperation(errorResponses, 'envelope'),
+    '/api/{projectId}/store': sentryOperation(errorResponses, 'store'),
     '/sdk/collector.min.js': {
       get: {
         operationId: 'browser-sdk',

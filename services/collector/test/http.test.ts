@@ -105,8 +105,8 @@ describe('OpenAPI document', () => {
         'POST /api/auth/logout',
         'POST /api/auth/register',
         'POST /api/events/batch',
-        'POST /api/{projectId}/envelope/',
-        'POST /api/{projectId}/store/',
+        'POST /api/{projectId}/envelope',
+        'POST /api/{projectId}/store',
         'GET /sdk/collector.min.js',
       ].sort(),
     );
@@ -114,7 +114,7 @@ describe('OpenAPI document', () => {
     expect(statuses['POST /api/auth/register']).toEqual(['201', '400', '405', '409', '413', '415', '429', '500', '503']);
     expect(statuses['POST /api/auth/logout']).toEqual(['204', '400', '401', '405', '413', '415', '500', '503']);
     expect(statuses['POST /api/events/batch']).toEqual(['200', '400', '403', '405', '413', '415', '429', '500', '503']);
-    expect(statuses['POST /api/{projectId}/envelope/']).toEqual(['200', '400', '403', '405', '413', '415', '429', '500', '503']);
+    expect(statuses['POST /api/{projectId}/envelope']).toEqual(['200', '400', '403', '405', '413', '415', '429', '500', '503']);
     expect(statuses['GET /api/issues/{id}']).toEqual(['200', '400', '401', '404', '405', '500', '503']);
     for (const operation of operations.filter((each) => each.route.includes('/api/') && !each.route.includes('openapi'))) {
       for (const [code, response] of Object.entries(operation.responses)) {
