@@ -1,6 +1,7 @@
 // Events from Sentry SDKs (contract, "Sentry SDK compatibility"): the DSN checked, each event mapped by the domain's
 // pure mapping, then stored by ingestEvents like a batch's events. The HTTP side (reading envelopes) is the service's.
-import { AppError, fromSentryEvent, publicKeyPattern } from '@collector/domain';
+import { fromSentryEvent, publicKeyPattern } from '@collector/domain';
+import { contractError } from './errors';
 import { type IngestionContext, ingestEvents } from './ingestion';
 
 export interface SentryIngestion {
@@ -11,7 +12,7 @@ export interface SentryIngestion {
   events: ReadonlyArray<{ eventId: string; event: Record<string, unknown> }>;
 }
 
-const unknownDsn = () => new AppError('UNKNOWN_APP_KEY', 'no app has this DSN: check the key and the project id');
+const unknownDsn = () => contractError('UNKNOWN_APP_KEY', { details: [{ path: 'dsn', message: 'no app has this public key and project id' }] });
 
 /** The appKey a DSN's project and key name, or 403 UNKNOWN_APP_KEY. */
 export async function appKeyForDsn(ctx: IngestionContext, projectId: string, publicKey: string | undefined): Promise<string> {
@@ -32,6 +33,6 @@ export async function ingestSentryEvents(ctx: IngestionContext, input: SentryIng
   const events = input.events.map(({ eventId, event }) => fromSentryEvent(event, { receivedAt, eventId }));
   const result = await ingestEvents(ctx, { appKey, events, receivedAt });
   const rejection = result.rejected[0];
-  if (rejection) throw new AppError('VALIDATION_FAILED', `event: ${rejection.message}`, { details: [{ path: 'event', message: rejection.message }] });
+  if (rejection) throw contractError('VALIDATION_FAILED', { details: [{ path: 'event', message: rejection.message }] });
   return { id: input.events[0]?.eventId };
 }

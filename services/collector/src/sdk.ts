@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
-import { AppError } from '@collector/domain';
+import { contractError } from '@collector/api';
 import { buildSdk, IIFE_FILE } from '@collector/sdk-browser/build';
 import type { RequestHandler } from 'express';
 import type { Logger } from './logger';
@@ -65,10 +65,10 @@ export function serveSdk(logger: Logger): RequestHandler {
     if (req.path !== SDK_PATH && req.path !== `${SDK_PATH}.map`) return next();
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
-      return next(new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use GET`));
+      return next(contractError('METHOD_NOT_ALLOWED'));
     }
     const file = (await files).get(req.path);
-    if (!file) return next(new AppError('NOT_FOUND', 'the browser SDK is not available: it could not be built'));
+    if (!file) return next(contractError('NOT_FOUND'));
     res.setHeader('Content-Type', file.type);
     // Any page may load it, with or without crossorigin="anonymous" (which makes its errors readable).
     res.setHeader('Access-Control-Allow-Origin', '*');

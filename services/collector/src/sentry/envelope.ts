@@ -6,6 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { Transform, type TransformCallback, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { contractError } from '@collector/api';
 import { AppError, sentryLimits } from '@collector/domain';
 
 type Json = Record<string, unknown>;
@@ -27,8 +28,10 @@ export interface SentryEnvelope {
 const NEWLINE = 0x0a;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-const tooLarge = (what: string) => new AppError('PAYLOAD_TOO_LARGE', `${what} is over the limit`);
-const unreadable = (message: string) => new AppError('INVALID_JSON', message);
+// The contract's one message per code; what went wrong where goes into details.
+const tooLarge = (what: string, limit: number) => contractError('PAYLOAD_TOO_LARGE', { details: [{ path: what, message: `over the limit of ${limit} bytes` }] });
+const unreadable = (what: string, message: string) => contractError('INVALID_JSON', { details: [{ path: what, message }] });
+const invalid = (what: string, message: string) => contractError('VALIDATION_FAILED', { details: [{ path: what, message }] });
 
 const newEventId = () => randomUUID().replaceAll('-', '');
 
@@ -55,18 +58,18 @@ function parseObject(bytes: Uint8Array, what: string, maxDepth?: number): Json {
   try {
     text = utf8.decode(bytes);
   } catch {
-    throw unreadable(`${what} is not valid UTF-8`);
+    throw unreadable(what, 'not valid UTF-8');
   }
   if (maxDepth !== undefined && nestsDeeperThan(text, maxDepth)) {
-    throw new AppError('VALIDATION_FAILED', `${what}: nested deeper than ${maxDepth} levels`, { details: [{ path: what, message: `nested deeper than ${maxDepth} levels` }] });
+    throw invalid(what, `nested deeper than ${maxDepth} levels`);
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw unreadable(`${what} is not valid JSON`);
+    throw unreadable(what, 'not valid JSON');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw unreadable(`${what} is not a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw unreadable(what, 'not a JSON object');
   return value as Json;
 }
 
@@ -103,7 +106,7 @@ export class EnvelopeParser {
           const newline = chunk.indexOf(NEWLINE, offset);
           const end = newline < 0 ? chunk.length : newline;
           const keep = state.kind !== 'line-payload' || state.keep;
-          if (keep) this.buffer(chunk.subarray(offset, end), state.kind === 'line-payload' ? 'an event item' : 'a header line');
+          if (keep) this.buffer(chunk.subarray(offset, end), state.kind === 'line-payload' ? 'event' : 'header line');
           offset = end;
           if (newline >= 0) {
             offset = newline + 1;
@@ -113,7 +116,7 @@ export class EnvelopeParser {
         }
         case 'sized-payload': {
           const take = Math.min(state.remaining, chunk.length - offset);
-          if (state.keep) this.buffer(chunk.subarray(offset, offset + take), 'an event item');
+          if (state.keep) this.buffer(chunk.subarray(offset, offset + take), 'event');
           state.remaining -= take;
           offset += take;
           if (state.remaining === 0) {
@@ -135,8 +138,8 @@ export class EnvelopeParser {
     const state = this.state;
     if (state.kind === 'envelope-header' || (state.kind === 'item-header' && this.bufferedBytes > 0)) this.lineEnded();
     const final = this.state;
-    if (final.kind === 'envelope-header') throw unreadable('the envelope has no header');
-    if (final.kind === 'sized-payload' && final.remaining > 0) throw unreadable('the envelope ends inside an item: its length says more bytes follow');
+    if (final.kind === 'envelope-header') throw unreadable('envelope', 'no header line');
+    if (final.kind === 'sized-payload' && final.remaining > 0) throw unreadable('item', 'the envelope ends inside an item: its length says more bytes follow');
     if (final.kind === 'line-payload') {
       if (final.keep) this.eventEnded();
       else this.state = { kind: 'item-header' };
@@ -147,8 +150,8 @@ export class EnvelopeParser {
   private buffer(bytes: Buffer, what: string): void {
     if (bytes.length === 0) return;
     this.bufferedBytes += bytes.length;
-    const limit = what === 'a header line' ? sentryLimits.headerBytes : sentryLimits.eventBytes;
-    if (this.bufferedBytes > limit) throw tooLarge(what);
+    const limit = what === 'header line' ? sentryLimits.headerBytes : sentryLimits.eventBytes;
+    if (this.bufferedBytes > limit) throw tooLarge(what, limit);
     this.buffered.push(bytes);
   }
 
@@ -168,26 +171,26 @@ export class EnvelopeParser {
     }
     const line = this.takeBuffered();
     if (state.kind === 'envelope-header') {
-      this.header = parseObject(line, 'the envelope header');
+      this.header = parseObject(line, 'envelope header');
       this.state = { kind: 'item-header' };
       return;
     }
     // Blank lines between items carry nothing; SDKs and proxies sometimes leave one.
     if (line.every((byte) => byte === 0x20 || byte === 0x0d || byte === 0x09)) return;
-    this.itemHeader(parseObject(line, 'an item header'));
+    this.itemHeader(parseObject(line, 'item header'));
   }
 
   private itemHeader(header: Json): void {
     const keep = header.type === 'event';
-    if (keep && this.events.length > 0) throw new AppError('VALIDATION_FAILED', 'an envelope holds at most one event item', { details: [{ path: 'event', message: 'at most one event item per envelope' }] });
+    if (keep && this.events.length > 0) throw invalid('event', 'an envelope holds at most one event item');
     if (!keep) this.skippedItems++;
     const { length } = header;
     if (length === undefined || length === null) {
       this.state = { kind: 'line-payload', keep };
       return;
     }
-    if (typeof length !== 'number' || !Number.isInteger(length) || length < 0) throw unreadable('an item header has a length that is not a whole number of bytes');
-    if (keep && length > sentryLimits.eventBytes) throw tooLarge('an event item');
+    if (typeof length !== 'number' || !Number.isInteger(length) || length < 0) throw unreadable('item header', 'its length is not a whole number of bytes');
+    if (keep && length > sentryLimits.eventBytes) throw tooLarge('event', sentryLimits.eventBytes);
     if (length === 0) {
       if (keep) this.eventEnded();
       this.state = { kind: 'after-payload' };
@@ -197,7 +200,7 @@ export class EnvelopeParser {
   }
 
   private eventEnded(): void {
-    const event = parseObject(this.takeBuffered(), 'the event', sentryLimits.eventNestingDepth);
+    const event = parseObject(this.takeBuffered(), 'event', sentryLimits.eventNestingDepth);
     this.events.push({ eventId: eventIdOf(event, this.header), event });
   }
 }
@@ -221,7 +224,7 @@ class ByteLimit extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.bytes += chunk.length;
-    if (this.bytes > this.limit) return callback(tooLarge(this.what));
+    if (this.bytes > this.limit) return callback(tooLarge(this.what, this.limit));
     callback(null, chunk);
   }
 }
@@ -240,7 +243,7 @@ function decompressorFor(contentEncoding: string | undefined) {
     case 'br':
       return createBrotliDecompress();
     default:
-      throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'unsupported Content-Encoding: send identity, gzip, deflate or br');
+      throw contractError('UNSUPPORTED_MEDIA_TYPE', { details: [{ path: 'Content-Encoding', message: 'send identity, gzip, deflate or br' }] });
   }
 }
 
@@ -250,9 +253,9 @@ function decompressorFor(contentEncoding: string | undefined) {
  */
 async function streamBody(req: IncomingMessage, decodedLimit: number, consume: (chunk: Buffer) => void): Promise<void> {
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > sentryLimits.wireBytes) throw tooLarge('the body');
+  if (declared > sentryLimits.wireBytes) throw tooLarge('body', sentryLimits.wireBytes);
   const decompressor = decompressorFor(req.headers['content-encoding']);
-  const wire = new ByteLimit(sentryLimits.wireBytes, 'the body');
+  const wire = new ByteLimit(sentryLimits.wireBytes, 'body');
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
       try {
@@ -266,17 +269,17 @@ async function streamBody(req: IncomingMessage, decodedLimit: number, consume: (
   req.pipe(wire);
   // pipe() passes on neither errors nor an abort: a client that goes away mid-body must not leave this waiting.
   const abandoned = () => {
-    if (!req.complete) wire.destroy(unreadable('the body ended early'));
+    if (!req.complete) wire.destroy(unreadable('body', 'it ended early'));
   };
   req.once('close', abandoned);
   try {
-    if (decompressor) await pipeline(wire, decompressor, new ByteLimit(decodedLimit, 'the decompressed body'), sink);
-    else await pipeline(wire, new ByteLimit(decodedLimit, 'the body'), sink);
+    if (decompressor) await pipeline(wire, decompressor, new ByteLimit(decodedLimit, 'decompressed body'), sink);
+    else await pipeline(wire, new ByteLimit(decodedLimit, 'body'), sink);
   } catch (error) {
     req.unpipe(wire);
     if (error instanceof AppError) throw error;
     // A corrupt or truncated compressed stream: the body's fault, not ours.
-    throw unreadable('the body could not be read or decompressed');
+    throw unreadable('body', 'it could not be read or decompressed');
   } finally {
     req.off('close', abandoned);
   }
@@ -293,6 +296,6 @@ export async function readEnvelope(req: IncomingMessage): Promise<SentryEnvelope
 export async function readStoreBody(req: IncomingMessage): Promise<SentryEnvelope> {
   const chunks: Buffer[] = [];
   await streamBody(req, sentryLimits.eventBytes, (chunk) => chunks.push(chunk));
-  const event = parseObject(Buffer.concat(chunks), 'the event', sentryLimits.eventNestingDepth);
+  const event = parseObject(Buffer.concat(chunks), 'event', sentryLimits.eventNestingDepth);
   return { header: {}, events: [{ eventId: eventIdOf(event, undefined), event }], skippedItems: 0 };
 }

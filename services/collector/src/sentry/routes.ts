@@ -1,7 +1,7 @@
 // POST /api/<projectId>/envelope/ and /api/<projectId>/store/: where Sentry SDKs send events, unmodified. Reads the
 // body (./envelope.ts), finds the key, and hands the events to the API's one ingestion path.
-import { appKeyForDsn, type Context, ingestSentryEvents, toAppError } from '@collector/api';
-import { AppError, parseDsn } from '@collector/domain';
+import { appKeyForDsn, type Context, contractError, ingestSentryEvents, toAppError } from '@collector/api';
+import { parseDsn } from '@collector/domain';
 import cors from 'cors';
 import { type Request, type RequestHandler, Router } from 'express';
 import { readEnvelope, readStoreBody, type SentryEnvelope } from './envelope';
@@ -64,7 +64,7 @@ export function createSentryRoutes(createContext: (opts: { req: Request }) => Co
   router.post('/api/:projectId/store', handle(readStoreBody));
   router.all(SENTRY_PATHS, (req, res, next) => {
     res.setHeader('Allow', 'POST');
-    next(new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use POST`));
+    next(contractError('METHOD_NOT_ALLOWED'));
   });
   return router;
 }
