@@ -135,7 +135,7 @@ describe('OpenAPI document', () => {
     expect(document.paths['/api/auth/register'].post.requestBody.content['application/json'].schema.properties.email.format).toBe('email');
     expect(document.components.schemas.User.properties.email.format).toBe('email');
     expect(document.paths['/api/apps'].post.requestBody.content['application/json'].schema.properties.name.description).toMatch(/after .*trimmed/);
-    const publicOperations = ['POST /api/auth/register', 'POST /api/auth/login', 'POST /api/events/batch', 'GET /healthz', 'GET /readyz', 'GET /api/openapi.json'];
+    const publicOperations = ['POST /api/auth/register', 'POST /api/auth/login', 'POST /api/events/batch', 'GET /healthz', 'GET /readyz', 'GET /api/openapi.json', 'POST /api/{projectId}/envelope', 'POST /api/{projectId}/store', 'GET /sdk/collector.min.js'];
     for (const [path, methods] of Object.entries<Record<string, { security?: unknown }>>(document.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
         const route = `${method.toUpperCase()} ${path}`;

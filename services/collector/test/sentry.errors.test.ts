@@ -89,7 +89,9 @@ describe('Sentry endpoints: hostile bodies get 4xx, never 5xx', () => {
 
 describe('Sentry endpoints: the app\'s rate limit', () => {
   it('429 with Retry-After and X-Sentry-Rate-Limits, one limit across the batch and both Sentry endpoints', async () => {
-    const limited = await startTestServer({ rateLimits: { ingestPerSecond: 1, ingestBurst: 3 } });
+    // A clock that stands still: no token comes back between requests, however slow the machine.
+    const now = Date.now();
+    const limited = await startTestServer({ rateLimits: { ingestPerSecond: 1, ingestBurst: 3 }, clock: () => now });
     const { token } = await signUp(limited);
     const app = await createApp(limited, token, { type: 'node' });
     const { projectId, publicKey } = dsnParts(app.dsn);
