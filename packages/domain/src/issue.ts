@@ -1,7 +1,8 @@
 // Issues: events grouped by app and fingerprint, their ids and paging cursors.
 import { z } from 'zod';
 import { isStorableText } from './text';
-import { type EventLevel, type IssueSort, issueSorts, type IssueStatus } from './triage';
+import type { EventLevel } from './event';
+import { type IssueSort, issueSorts, type IssueStatus } from './triage';
 
 export interface Issue {
   id: string;

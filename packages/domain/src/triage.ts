@@ -1,4 +1,4 @@
-// Triage: the states an issue can be put in, the orders the issue list can be read in, and event levels.
+// Triage: the states an issue can be put in, the orders the issue list can be read in, and the bounds of both.
 // Constants only, no zod: the dashboard reads them without bundling the validation library.
 
 export const issueStatuses = ['unresolved', 'resolved', 'ignored'] as const;
@@ -7,11 +7,6 @@ export type IssueStatus = (typeof issueStatuses)[number];
 /** Sorts of the issue list, all descending: most recently seen, most recently first seen, most events, most users. */
 export const issueSorts = ['lastSeen', 'firstSeen', 'events', 'users'] as const;
 export type IssueSort = (typeof issueSorts)[number];
-
-/** Levels as Sentry's SDKs send them; an issue without one is at `error`. */
-export const eventLevels = ['fatal', 'error', 'warning', 'log', 'info', 'debug'] as const;
-export type EventLevel = (typeof eventLevels)[number];
-export const defaultEventLevel: EventLevel = 'error';
 
 /** An issue page's chart: events per UTC day over this many days, today included. */
 export const issueSeriesDays = 30;

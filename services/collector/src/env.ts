@@ -22,6 +22,11 @@ const envSchema = z
     INGEST_RATE_BURST: integer(5000, 50, 100_000_000),
     /** Express's "trust proxy": set it behind a reverse proxy so per-address throttling sees the client, not the proxy. */
     TRUST_PROXY: z.string().min(1).optional(),
+    /**
+     * The collector's address as SDKs and browsers reach it (behind a proxy: the proxy's), the base of every app's DSN.
+     * Unset: http://localhost:<PORT>, with the port actually bound.
+     */
+    PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .transform((env) => ({
@@ -33,6 +38,7 @@ const envSchema = z
     ingestRateLimit: env.INGEST_RATE_LIMIT,
     ingestRateBurst: env.INGEST_RATE_BURST,
     trustProxy: env.TRUST_PROXY,
+    publicUrl: env.PUBLIC_URL,
     logLevel: env.LOG_LEVEL,
   }));
 

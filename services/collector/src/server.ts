@@ -14,6 +14,8 @@ export interface StartOptions {
   databasePoolSize?: number;
   rateLimits?: Partial<RateLimitConfig>;
   trustProxy?: string | undefined;
+  /** The base of every app's DSN; default http://localhost:<the port bound>. */
+  publicUrl?: string | undefined;
   clock?: () => number;
   logger: Logger;
 }
@@ -44,9 +46,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       throw error;
     }
   }
+  let boundPort = options.port;
   const app = createApp({
     database,
     logger,
+    publicUrl: () => options.publicUrl ?? `http://localhost:${boundPort}`,
     clock: options.clock,
     trustProxy: options.trustProxy,
     rateLimits: { ...defaultRateLimits, ...options.rateLimits },
@@ -73,6 +77,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw error;
   });
   const { port } = server.address() as AddressInfo;
+  boundPort = port;
   return {
     url: `http://localhost:${port}`,
     database,
