@@ -6,6 +6,13 @@
 import { displayMessage, errorTypeOf, limits, type StoredEvent } from '@collector/domain';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema';
+import { alertParts } from './write-path/alerts';
+
+// The alert parts read the names the write path in parts gives these CTEs (until that lands here).
+const alertCtes = sql.join(
+  alertParts().map(({ name, query }) => sql`${sql.id(name)} as (${query})`),
+  sql`,\n`,
+);
 
 export interface StoreResult {
   /** Events written by this batch. */
@@ -82,8 +89,13 @@ const STORE_EVENTS = (rowsJson: string, keepFrom: number) => sql<{ app_key: stri
       first_seen_at = least(issues.first_seen_at, excluded.first_seen_at),
       last_seen_at = greatest(issues.last_seen_at, excluded.last_seen_at)
     -- xmax is 0 only on a row this statement inserted: that is how new issues are told from updated ones.
-    returning app_key, xmax = 0 as created
+    returning app_key, fingerprint, xmax = 0 as created
   ),
+  sent_events as (select * from src),
+  issue_additions as (select * from issue_delta),
+  -- Regressions come with triage; until then no stored issue is one.
+  stored_issues as (select app_key, fingerprint, created, false as regressed from upserted),
+  ${alertCtes},
   -- Who was active in which hour: users and issues ("subjects"), for the overview's windowed distinct counts (see
   -- migration 0003). A subject this statement adds hours to is upserted, which locks its row and reads its hour list
   -- back as it now is, committed writers included: every change to one subject's hours is decided there, one statement

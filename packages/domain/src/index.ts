@@ -9,3 +9,4 @@ export * from './rate-limit';
 export * from './text';
 export * from './validation';
 export * from './timeseries';
+export * from './alert';

@@ -1,0 +1,162 @@
+// Alert rules and their deliveries (the outbox the write path fills: see write-path/alerts.ts).
+import type { Alert, AlertChannel, AlertDelivery, AlertTrigger, DeliveryStatus, DeliveryTrigger } from '@collector/domain';
+import { issueId } from '@collector/domain';
+import { type Kysely, sql } from 'kysely';
+import type { AlertDeliveryRow, AlertRow, Database, IssueRow } from './schema';
+
+export function toAlert(row: AlertRow): Alert {
+  return {
+    id: row.id,
+    trigger: row.trigger as AlertTrigger,
+    spike: row.spike_events !== null && row.spike_minutes !== null ? { events: row.spike_events, minutes: row.spike_minutes } : null,
+    channel: row.channel,
+    secret: row.secret,
+    createdAt: row.created_at,
+  };
+}
+
+export function toAlertDelivery(row: AlertDeliveryRow): AlertDelivery {
+  return {
+    id: row.id,
+    alertId: row.alert_id,
+    trigger: row.trigger as DeliveryTrigger,
+    issueId: row.fingerprint === null ? null : issueId(row.app_key, row.fingerprint),
+    status: row.status as DeliveryStatus,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    deliveredAt: row.delivered_at,
+  };
+}
+
+export async function insertAlert(db: Kysely<Database>, row: AlertRow): Promise<void> {
+  await db
+    .insertInto('alerts')
+    .values({ ...row, channel: JSON.stringify(row.channel satisfies AlertChannel) })
+    .execute();
+}
+
+/** An app's rules, oldest first. */
+export async function listAlerts(db: Kysely<Database>, appKey: string): Promise<AlertRow[]> {
+  return db.selectFrom('alerts').selectAll().where('app_key', '=', appKey).orderBy('created_at').orderBy('id').execute();
+}
+
+export async function findAlert(db: Kysely<Database>, appKey: string, id: string): Promise<AlertRow | undefined> {
+  return db.selectFrom('alerts').selectAll().where('app_key', '=', appKey).where('id', '=', id).executeTakeFirst();
+}
+
+/** Deletes the rule with its deliveries, pending ones included: a deleted rule sends nothing more. */
+export async function deleteAlert(db: Kysely<Database>, appKey: string, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('alerts').where('app_key', '=', appKey).where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** An app's deliveries, newest first. */
+export async function listAlertDeliveries(db: Kysely<Database>, appKey: string, limit: number): Promise<AlertDeliveryRow[]> {
+  return db
+    .selectFrom('alert_deliveries')
+    .selectAll()
+    .where('app_key', '=', appKey)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+export async function insertAlertDelivery(
+  db: Kysely<Database>,
+  row: { id: string; alertId: string; appKey: string; fingerprint: string | null; trigger: DeliveryTrigger; now: number },
+): Promise<void> {
+  await db
+    .insertInto('alert_deliveries')
+    .values({
+      id: row.id,
+      alert_id: row.alertId,
+      app_key: row.appKey,
+      fingerprint: row.fingerprint,
+      trigger: row.trigger,
+      created_at: row.now,
+      next_attempt_at: row.now,
+      delivered_at: null,
+      last_error: null,
+      leased_until: null,
+    })
+    .execute();
+}
+
+/** A delivery a worker holds, with what its message needs. */
+export interface ClaimedDelivery {
+  delivery: AlertDeliveryRow;
+  alert: AlertRow;
+  app: { appKey: string; name: string };
+  /** Null for a test, or if the issue is gone. */
+  issue: IssueRow | null;
+}
+
+/**
+ * Takes up to `max` due deliveries for this worker until `leasedUntil`: rows another worker is taking at the same
+ * moment are skipped (SKIP LOCKED), and rows it holds stay its own until their lease ends, so with several collector
+ * processes each attempt is made by one. A worker that dies holding a delivery leaves it to be taken again when its
+ * lease ends: delivery is at least once. `only` restricts it to one delivery (send a test).
+ */
+export async function claimDueDeliveries(
+  db: Kysely<Database>,
+  options: { now: number; leasedUntil: number; max: number; only?: string },
+): Promise<ClaimedDelivery[]> {
+  const only = options.only === undefined ? sql`` : sql`and id = ${options.only}`;
+  const { rows: claimed } = await sql<AlertDeliveryRow>`
+    update alert_deliveries d set leased_until = ${options.leasedUntil}, attempts = d.attempts + 1
+    where d.id in (
+      select id from alert_deliveries
+      where status = 'pending' and next_attempt_at <= ${options.now} and (leased_until is null or leased_until <= ${options.now}) ${only}
+      order by next_attempt_at limit ${options.max}
+      for update skip locked
+    )
+    returning d.*`.execute(db);
+  if (claimed.length === 0) return [];
+  const alerts = await db.selectFrom('alerts').selectAll().where('id', 'in', [...new Set(claimed.map((row) => row.alert_id))]).execute();
+  const apps = await db.selectFrom('apps').select(['app_key', 'name']).where('app_key', 'in', [...new Set(claimed.map((row) => row.app_key))]).execute();
+  const keys = claimed.filter((row) => row.fingerprint !== null);
+  const issues =
+    keys.length === 0
+      ? []
+      : await db
+          .selectFrom('issues')
+          .selectAll()
+          .where((eb) => eb.or(keys.map((row) => eb.and([eb('app_key', '=', row.app_key), eb('fingerprint', '=', row.fingerprint as string)]))))
+          .execute();
+  return claimed.flatMap((delivery) => {
+    const alert = alerts.find((row) => row.id === delivery.alert_id);
+    const app = apps.find((row) => row.app_key === delivery.app_key);
+    // The rule was deleted since (with its deliveries): nothing to send.
+    if (!alert || !app) return [];
+    const issue = issues.find((row) => row.app_key === delivery.app_key && row.fingerprint === delivery.fingerprint) ?? null;
+    return [{ delivery, alert, app: { appKey: app.app_key, name: app.name }, issue }];
+  });
+}
+
+/**
+ * What an attempt came to: delivered, or failed with the next attempt's time (null: no more attempts, `failed`).
+ * Recorded only while this worker's lease holds (`leasedUntil`), so a worker whose lease ran out does not overwrite
+ * what the worker that took the delivery over records.
+ */
+export async function recordDeliveryAttempt(
+  db: Kysely<Database>,
+  attempt: { id: string; leasedUntil: number; now: number } & ({ delivered: true; error?: undefined } | { delivered: false; error: string; nextAttemptAt: number | null }),
+): Promise<void> {
+  const update = attempt.delivered
+    ? { status: 'delivered', delivered_at: attempt.now, leased_until: null }
+    : attempt.nextAttemptAt === null
+      ? { status: 'failed', last_error: attempt.error, leased_until: null }
+      : { last_error: attempt.error, next_attempt_at: attempt.nextAttemptAt, leased_until: null };
+  await db.updateTable('alert_deliveries').set(update).where('id', '=', attempt.id).where('leased_until', '=', attempt.leasedUntil).execute();
+}
+
+export async function findAlertDelivery(db: Kysely<Database>, id: string): Promise<AlertDeliveryRow | undefined> {
+  return db.selectFrom('alert_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Minute counts older than the longest spike window are no longer read. */
+export async function pruneIssueMinutes(db: Kysely<Database>, beforeMinute: number): Promise<void> {
+  await db.deleteFrom('issue_minutes').where('minute', '<', beforeMinute).execute();
+}
