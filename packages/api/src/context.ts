@@ -12,6 +12,17 @@ export interface ContextDeps {
   /** Group-committing writer of ingested events. */
   eventWriter: EventWriter;
   knownApps: KnownApps;
+  alerts: AlertChannels;
+}
+
+/** What the alert routes need of the service that delivers alerts (services/collector/src/alerts). */
+export interface AlertChannels {
+  /** False without SMTP_URL: e-mail alerts cannot be created. */
+  emailConfigured: boolean;
+  /** Why the service will not post to this URL (a host on a private network...), or undefined when it will. */
+  refuseWebhookUrl(url: string): Promise<string | undefined>;
+  /** Makes one attempt at a delivery now and records its outcome (send a test). */
+  deliverNow(deliveryId: string): Promise<void>;
 }
 
 export interface ContextInner extends ContextDeps {

@@ -23,4 +23,11 @@ export const newAppKey = (type: string) => `${type}_${randomAlphanumeric(20)}`;
 /** 160 random bits; only its SHA-256 is stored. */
 export const newSessionToken = () => `session_${randomAlphanumeric(31)}`;
 
+/** Alert rules: their id, and the secret that signs their webhooks (206 random bits). */
+export const newAlertId = () => `alert_${randomAlphanumeric(20)}`;
+export const newAlertSecret = () => `whsec_${randomAlphanumeric(40)}`;
+
+/** The same shape as the ids the write statement gives deliveries (write-path/alerts.ts). */
+export const newDeliveryId = () => `delivery_${randomBytes(16).toString('hex')}`;
+
 export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -6,7 +6,7 @@ import { appRouter } from './router';
 import type { Meta } from './trpc';
 
 export interface RestRoute {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** OpenAPI form, `/api/issues/{id}`. */
   path: string;
   pattern: RegExp;
@@ -23,7 +23,7 @@ const BODY_ERRORS: ErrorCode[] = ['INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPOR
 export const restRoutes: RestRoute[] = [];
 forEachOpenApiProcedure(appRouter._def.procedures, ({ path: procedurePath, meta }) => {
   const { openapi, contract } = meta as Meta & { openapi: NonNullable<Meta['openapi']> };
-  if (openapi.method !== 'GET' && openapi.method !== 'POST') throw new Error(`${procedurePath}: only GET and POST are routed`);
+  if (openapi.method !== 'GET' && openapi.method !== 'POST' && openapi.method !== 'DELETE') throw new Error(`${procedurePath}: only GET, POST and DELETE are routed`);
   const path = normalizePath(openapi.path);
   restRoutes.push({
     method: openapi.method,

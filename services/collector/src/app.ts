@@ -1,5 +1,5 @@
 // The HTTP application: health probes, the OpenAPI document, tRPC for the typed client, REST for everyone else.
-import { KnownApps, type RateLimitConfig, appRouter, createContextFactory, createOpenApiDocument, createRateLimiters, errorHeaders, toAppError } from '@collector/api';
+import { type AlertChannels, KnownApps, type RateLimitConfig, appRouter, createContextFactory, createOpenApiDocument, createRateLimiters, errorHeaders, toAppError } from '@collector/api';
 import { type DatabaseHandle, EventWriter } from '@collector/db';
 import { AppError } from '@collector/domain';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
@@ -11,6 +11,8 @@ import { createRestAdapter, parseQueryString } from './rest-adapter';
 
 export interface AppOptions {
   database: DatabaseHandle;
+  /** The alert worker, which the alert routes ask to check URLs and send tests. */
+  alerts: AlertChannels;
   rateLimits: RateLimitConfig;
   logger: Logger;
   clock?: () => number;
@@ -30,6 +32,7 @@ export function createApp(options: AppOptions) {
     rateLimiters: createRateLimiters(options.rateLimits),
     eventWriter: new EventWriter(database.db, { concurrency: database.backend === 'embedded' ? 1 : 2 }),
     knownApps: new KnownApps(database.db),
+    alerts: options.alerts,
   });
   const logError = (error: AppError, req: Request) => {
     if (error.code === 'INTERNAL') logger.error({ err: error.cause ?? error, method: req.method, path: req.path }, 'request failed');

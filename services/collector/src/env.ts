@@ -23,6 +23,13 @@ const envSchema = z
     /** Express's "trust proxy": set it behind a reverse proxy so per-address throttling sees the client, not the proxy. */
     TRUST_PROXY: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Where users reach this collector (links in alerts, DSNs); default http://localhost:<PORT>. */
+    PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+    /** Lets webhooks reach loopback, private and link-local addresses: for receivers on the collector's own network. */
+    ALERTS_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+    /** smtp://user:pass@host:port or smtps://...; without it e-mail alerts cannot be created. */
+    SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
+    MAIL_FROM: z.string().min(3).default('collector@localhost'),
   })
   .transform((env) => ({
     port: env.PORT,
@@ -34,6 +41,13 @@ const envSchema = z
     ingestRateBurst: env.INGEST_RATE_BURST,
     trustProxy: env.TRUST_PROXY,
     logLevel: env.LOG_LEVEL,
+    /** Undefined: http://localhost:<the port bound>, which differs from PORT when PORT=0 asks for any free one. */
+    publicUrl: env.PUBLIC_URL?.replace(/\/+$/, ''),
+    alerts: {
+      allowPrivateNetworks: env.ALERTS_ALLOW_PRIVATE_NETWORKS === 'true',
+      smtpUrl: env.SMTP_URL,
+      mailFrom: env.MAIL_FROM,
+    },
   }));
 
 export type Env = z.output<typeof envSchema>;

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { defaultRateLimits, type RateLimitConfig } from '@collector/api';
 import { type DatabaseHandle, migrateDatabase, migrateToLatest, openDatabase } from '@collector/db';
+import { AlertWorker, type AlertOptions } from './alerts/worker';
 import { createApp } from './app';
 import type { Logger } from './logger';
 
@@ -15,6 +16,8 @@ export interface StartOptions {
   rateLimits?: Partial<RateLimitConfig>;
   trustProxy?: string | undefined;
   clock?: () => number;
+  /** Without it: links to http://localhost:<port>, private networks refused, no e-mail. */
+  alerts?: Partial<AlertOptions>;
   logger: Logger;
 }
 
@@ -44,8 +47,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       throw error;
     }
   }
+  const alertWorker = new AlertWorker(
+    database.db,
+    { allowPrivateNetworks: false, ...options.alerts },
+    logger,
+    options.clock,
+  );
   const app = createApp({
     database,
+    alerts: alertWorker,
     logger,
     clock: options.clock,
     trustProxy: options.trustProxy,
@@ -73,11 +83,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw error;
   });
   const { port } = server.address() as AddressInfo;
+  const url = `http://localhost:${port}`;
+  alertWorker.start(url);
   return {
-    url: `http://localhost:${port}`,
+    url,
     database,
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await alertWorker.stop();
       await database.close();
     },
   };

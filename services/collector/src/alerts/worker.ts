@@ -1,0 +1,155 @@
+// The alert worker: delivers the outbox the write path fills (alert_deliveries). It polls for due deliveries, takes
+// a few at a time under a lease (SKIP LOCKED, so several collector processes never take the same one), sends them
+// outside any transaction (ingestion never waits on a receiver), and records each outcome: delivered, or failed with
+// its next attempt (first after firstRetryMs, doubling, for 24 hours), or failed for good.
+import type { AlertChannels } from '@collector/api';
+import { type ClaimedDelivery, claimDueDeliveries, type Db, pruneIssueMinutes, recordDeliveryAttempt } from '@collector/db';
+import { type AlertChannel, nextAttemptAt, spikeLimits } from '@collector/domain';
+import type { Logger } from '../logger';
+import { alertMessage } from './alert-message';
+import { createMailer, type Mailer } from './email';
+import { sendWebhook, WEBHOOK_TIMEOUT_MS } from './webhook';
+import { webhookUrlRefusal } from './webhook-address';
+
+export interface AlertOptions {
+  /** Base of the dashboard links in alerts (PUBLIC_URL); default: the address the server listens on. */
+  publicUrl?: string | undefined;
+  allowPrivateNetworks: boolean;
+  smtpUrl?: string | undefined;
+  mailFrom?: string | undefined;
+  /** How often the outbox is read for due deliveries. */
+  pollMs?: number;
+  /** The first retry's delay; each next one doubles it. */
+  firstRetryMs?: number;
+  /** How long a taken delivery is this worker's; after it (the process died), another worker takes it. */
+  leaseMs?: number;
+}
+
+export const defaultAlertTiming = { pollMs: 500, firstRetryMs: 5_000, leaseMs: WEBHOOK_TIMEOUT_MS + 20_000 };
+
+/** Deliveries taken per read of the outbox; they are sent at once, in parallel. */
+const BATCH = 20;
+const MINUTE = 60_000;
+
+export class AlertWorker implements AlertChannels {
+  readonly emailConfigured: boolean;
+  private readonly mailer: Mailer | undefined;
+  private readonly timing: typeof defaultAlertTiming;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private lastPrune = 0;
+  private publicUrl = 'http://localhost';
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: AlertOptions,
+    private readonly logger: Logger,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.emailConfigured = options.smtpUrl !== undefined;
+    this.mailer = options.smtpUrl ? createMailer(options.smtpUrl, options.mailFrom ?? 'collector@localhost') : undefined;
+    this.timing = {
+      pollMs: options.pollMs ?? defaultAlertTiming.pollMs,
+      firstRetryMs: options.firstRetryMs ?? defaultAlertTiming.firstRetryMs,
+      leaseMs: options.leaseMs ?? defaultAlertTiming.leaseMs,
+    };
+  }
+
+  refuseWebhookUrl(url: string): Promise<string | undefined> {
+    return webhookUrlRefusal(url, this.options.allowPrivateNetworks);
+  }
+
+  /** `listeningUrl` is the dashboard's base in alert links unless PUBLIC_URL says otherwise. */
+  start(listeningUrl: string): void {
+    this.publicUrl = this.options.publicUrl ?? listeningUrl;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Waits for the deliveries in hand; those not yet taken stay in the outbox for the next start. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    this.mailer?.close();
+  }
+
+  async deliverNow(deliveryId: string): Promise<void> {
+    const now = this.clock();
+    const leasedUntil = now + this.timing.leaseMs;
+    const claimed = await claimDueDeliveries(this.db, { now, leasedUntil, max: 1, only: deliveryId });
+    await Promise.all(claimed.map((each) => this.deliver(each, leasedUntil)));
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.poll().finally(() => {
+        this.running = undefined;
+      });
+    }, delayMs);
+  }
+
+  private async poll(): Promise<void> {
+    let full = false;
+    try {
+      const now = this.clock();
+      const leasedUntil = now + this.timing.leaseMs;
+      const claimed = await claimDueDeliveries(this.db, { now, leasedUntil, max: BATCH });
+      full = claimed.length === BATCH;
+      await Promise.all(claimed.map((each) => this.deliver(each, leasedUntil)));
+      if (now - this.lastPrune >= MINUTE) {
+        this.lastPrune = now;
+        await pruneIssueMinutes(this.db, Math.floor(now / MINUTE) - spikeLimits.maxMinutes - 1);
+      }
+    } catch (error) {
+      // The database is down or restarting: the outbox is still there when it is back.
+      this.logger.warn({ err: error }, 'alerts: reading the outbox failed');
+    }
+    // A full batch: more may be due at once.
+    this.schedule(full ? 0 : this.timing.pollMs);
+  }
+
+  private async deliver(claimed: ClaimedDelivery, leasedUntil: number): Promise<void> {
+    const { delivery, alert } = claimed;
+    let error: string | undefined;
+    try {
+      await this.send(claimed);
+    } catch (failure) {
+      error = (failure as Error).message.slice(0, 500) || 'failed';
+    }
+    const now = this.clock();
+    try {
+      if (error === undefined) {
+        await recordDeliveryAttempt(this.db, { id: delivery.id, leasedUntil, now, delivered: true });
+        this.logger.info({ delivery: delivery.id, alert: alert.id, trigger: delivery.trigger, attempts: delivery.attempts }, 'alert delivered');
+        return;
+      }
+      // A test is tried once: the person who asked for it is waiting for the answer.
+      const next = delivery.trigger === 'test' ? null : nextAttemptAt({ createdAt: delivery.created_at, attempts: delivery.attempts }, now, this.timing.firstRetryMs);
+      await recordDeliveryAttempt(this.db, { id: delivery.id, leasedUntil, now, delivered: false, error, nextAttemptAt: next });
+      this.logger.warn({ delivery: delivery.id, alert: alert.id, attempts: delivery.attempts, error, retry: next !== null }, 'alert not delivered');
+    } catch (failure) {
+      // Unrecorded, the attempt is made again when the lease ends: at least once.
+      this.logger.warn({ err: failure, delivery: delivery.id }, 'alerts: recording a delivery failed');
+    }
+  }
+
+  private async send(claimed: ClaimedDelivery): Promise<void> {
+    const message = alertMessage(claimed, this.publicUrl, this.clock());
+    const channel = claimed.alert.channel as AlertChannel;
+    if (channel.type === 'webhook') {
+      await sendWebhook({
+        url: channel.url,
+        body: message.json,
+        secret: claimed.alert.secret,
+        deliveryId: claimed.delivery.id,
+        allowPrivateNetworks: this.options.allowPrivateNetworks,
+      });
+    } else {
+      if (!this.mailer) throw new Error('e-mail alerts need SMTP_URL, which this collector does not have');
+      await this.mailer.send({ to: channel.to, subject: message.subject, text: message.text, html: message.html });
+    }
+  }
+}
