@@ -21,8 +21,8 @@ export interface AlertChannels {
   emailConfigured: boolean;
   /** Why the service will not post to this URL (a host on a private network...), or undefined when it will. */
   refuseWebhookUrl(url: string): Promise<string | undefined>;
-  /** Makes one attempt at a delivery now and records its outcome (send a test). */
-  deliverNow(deliveryId: string): Promise<void>;
+  /** Sends a sample alert through the rule now, records it as a delivery (trigger `test`) and returns its id. */
+  sendTest(rule: { alertId: string; appKey: string }): Promise<string>;
 }
 
 export interface ContextInner extends ContextDeps {

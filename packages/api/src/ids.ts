@@ -27,7 +27,4 @@ export const newSessionToken = () => `session_${randomAlphanumeric(31)}`;
 export const newAlertId = () => `alert_${randomAlphanumeric(20)}`;
 export const newAlertSecret = () => `whsec_${randomAlphanumeric(40)}`;
 
-/** The same shape as the ids the write statement gives deliveries (write-path/alerts.ts). */
-export const newDeliveryId = () => `delivery_${randomBytes(16).toString('hex')}`;
-
 export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -63,11 +63,15 @@ export async function listAlertDeliveries(db: Kysely<Database>, appKey: string, 
     .execute();
 }
 
-export async function insertAlertDelivery(
+/**
+ * A delivery made outside the write path ("send a test"), taken at once by the worker that makes it: its first
+ * attempt is counted and leased, as claimDueDeliveries would, so no poller takes it meanwhile.
+ */
+export async function insertClaimedDelivery(
   db: Kysely<Database>,
-  row: { id: string; alertId: string; appKey: string; fingerprint: string | null; trigger: DeliveryTrigger; now: number },
-): Promise<void> {
-  await db
+  row: { id: string; alertId: string; appKey: string; fingerprint: string | null; trigger: DeliveryTrigger; now: number; leasedUntil: number },
+): Promise<ClaimedDelivery[]> {
+  const inserted = await db
     .insertInto('alert_deliveries')
     .values({
       id: row.id,
@@ -75,13 +79,16 @@ export async function insertAlertDelivery(
       app_key: row.appKey,
       fingerprint: row.fingerprint,
       trigger: row.trigger,
+      attempts: 1,
       created_at: row.now,
       next_attempt_at: row.now,
       delivered_at: null,
       last_error: null,
-      leased_until: null,
+      leased_until: row.leasedUntil,
     })
+    .returningAll()
     .execute();
+  return withContext(db, inserted);
 }
 
 /** A delivery a worker holds, with what its message needs. */
@@ -97,22 +104,23 @@ export interface ClaimedDelivery {
  * Takes up to `max` due deliveries for this worker until `leasedUntil`: rows another worker is taking at the same
  * moment are skipped (SKIP LOCKED), and rows it holds stay its own until their lease ends, so with several collector
  * processes each attempt is made by one. A worker that dies holding a delivery leaves it to be taken again when its
- * lease ends: delivery is at least once. `only` restricts it to one delivery (send a test).
+ * lease ends: delivery is at least once.
  */
-export async function claimDueDeliveries(
-  db: Kysely<Database>,
-  options: { now: number; leasedUntil: number; max: number; only?: string },
-): Promise<ClaimedDelivery[]> {
-  const only = options.only === undefined ? sql`` : sql`and id = ${options.only}`;
+export async function claimDueDeliveries(db: Kysely<Database>, options: { now: number; leasedUntil: number; max: number }): Promise<ClaimedDelivery[]> {
   const { rows: claimed } = await sql<AlertDeliveryRow>`
     update alert_deliveries d set leased_until = ${options.leasedUntil}, attempts = d.attempts + 1
     where d.id in (
       select id from alert_deliveries
-      where status = 'pending' and next_attempt_at <= ${options.now} and (leased_until is null or leased_until <= ${options.now}) ${only}
+      where status = 'pending' and next_attempt_at <= ${options.now} and (leased_until is null or leased_until <= ${options.now})
       order by next_attempt_at limit ${options.max}
       for update skip locked
     )
     returning d.*`.execute(db);
+  return withContext(db, claimed);
+}
+
+/** The rule, app and issue of each delivery, for its message. */
+async function withContext(db: Kysely<Database>, claimed: AlertDeliveryRow[]): Promise<ClaimedDelivery[]> {
   if (claimed.length === 0) return [];
   const alerts = await db.selectFrom('alerts').selectAll().where('id', 'in', [...new Set(claimed.map((row) => row.alert_id))]).execute();
   const apps = await db.selectFrom('apps').select(['app_key', 'name']).where('app_key', 'in', [...new Set(claimed.map((row) => row.app_key))]).execute();

@@ -2,8 +2,9 @@
 // a few at a time under a lease (SKIP LOCKED, so several collector processes never take the same one), sends them
 // outside any transaction (ingestion never waits on a receiver), and records each outcome: delivered, or failed with
 // its next attempt (first after firstRetryMs, doubling, for 24 hours), or failed for good.
+import { randomBytes } from 'node:crypto';
 import type { AlertChannels } from '@collector/api';
-import { type ClaimedDelivery, claimDueDeliveries, type Db, pruneIssueMinutes, recordDeliveryAttempt } from '@collector/db';
+import { type ClaimedDelivery, claimDueDeliveries, type Db, insertClaimedDelivery, pruneIssueMinutes, recordDeliveryAttempt } from '@collector/db';
 import { type AlertChannel, nextAttemptAt, spikeLimits } from '@collector/domain';
 import type { Logger } from '../logger';
 import { alertMessage } from './alert-message';
@@ -75,11 +76,14 @@ export class AlertWorker implements AlertChannels {
     this.mailer?.close();
   }
 
-  async deliverNow(deliveryId: string): Promise<void> {
+  async sendTest(rule: { alertId: string; appKey: string }): Promise<string> {
     const now = this.clock();
     const leasedUntil = now + this.timing.leaseMs;
-    const claimed = await claimDueDeliveries(this.db, { now, leasedUntil, max: 1, only: deliveryId });
+    // The shape of the ids the write statement gives deliveries (db write-path/alerts.ts).
+    const id = `delivery_${randomBytes(16).toString('hex')}`;
+    const claimed = await insertClaimedDelivery(this.db, { id, ...rule, fingerprint: null, trigger: 'test', now, leasedUntil });
     await Promise.all(claimed.map((each) => this.deliver(each, leasedUntil)));
+    return id;
   }
 
   private schedule(delayMs: number): void {
