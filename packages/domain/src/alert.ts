@@ -1,5 +1,6 @@
 // Alerts: the rules a user sets per app (what triggers one, where it goes) and the retry schedule of its deliveries.
 import { z } from 'zod';
+import { emailSchema } from './account';
 import { isStorableText, UNSTORABLE_MESSAGE } from './text';
 
 export const alertTriggers = ['new_issue', 'regression', 'spike'] as const;
@@ -33,7 +34,7 @@ export const webhookUrlSchema = z
 
 export const alertChannelSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('webhook'), url: webhookUrlSchema }),
-  z.object({ type: z.literal('email'), to: z.string().trim().max(254).pipe(z.email()) }),
+  z.object({ type: z.literal('email'), to: emailSchema }),
 ]);
 export type AlertChannel = z.output<typeof alertChannelSchema>;
 
