@@ -1,17 +1,22 @@
 // The alert routes' shared shapes: the rule, its delivery, the path parameters, and the owner check.
 import { isAppOwnedBy, type Db } from '@collector/db';
-import { alertChannelSchema, alertTriggers, deliveryStatuses, isStorableText, spikeSchema, UNSTORABLE_MESSAGE } from '@collector/domain';
+import { alertTriggers, deliveryStatuses, isStorableText, spikeSchema, UNSTORABLE_MESSAGE } from '@collector/domain';
 import { z } from 'zod';
 import { fail } from '../../errors';
 
 const epochMs = z.int().min(0).meta({ description: 'Milliseconds since the Unix epoch' });
+
+// As stored: the request's schema (domain) trims and lower-cases, which an output schema cannot say.
+const ZAlertChannelSchema = z
+  .discriminatedUnion('type', [z.object({ type: z.literal('webhook'), url: z.string() }), z.object({ type: z.literal('email'), to: z.string() })])
+  .meta({ id: 'AlertChannel' });
 
 export const ZAlertSchema = z
   .object({
     id: z.string(),
     trigger: z.enum(alertTriggers),
     spike: spikeSchema.nullable().meta({ description: 'Set for trigger spike only' }),
-    channel: alertChannelSchema,
+    channel: ZAlertChannelSchema,
     secret: z.string().meta({ description: 'Key of the HMAC-SHA256 in X-Collector-Signature' }),
     createdAt: epochMs,
   })
