@@ -54,6 +54,9 @@ export type IssuePage = CollectorOutputs['issues']['list'];
 export type Issue = IssuePage['issues'][number];
 export type IssueDetail = CollectorOutputs['issues']['get'];
 export type StoredEvent = IssueDetail['events'][number];
+export type AlertRule = CollectorOutputs['alerts']['list']['alerts'][number];
+export type AlertTrigger = AlertRule['trigger'];
+export type AlertDelivery = CollectorOutputs['alerts']['deliveries']['deliveries'][number];
 
 /** Every app type the API takes, in the order the form offers them. */
 export const appTypes = ['web', 'node', 'ios', 'android', 'react-native', 'flutter', 'electron', 'other'] as const satisfies readonly AppType[];

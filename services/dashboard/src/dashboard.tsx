@@ -3,6 +3,7 @@ import { useEffect, useSyncExternalStore } from 'react';
 import { client, session } from './api';
 import { Link, navigate, paths, type Route, routeOf, useLocation } from './navigation';
 import { useQuery } from './query';
+import { AlertsScreen } from './screens/alerts';
 import { AppScreen } from './screens/app';
 import { AppsScreen } from './screens/apps';
 import { AuthScreen } from './screens/auth';
@@ -42,7 +43,7 @@ export function Dashboard() {
 const sections = [
   { label: 'Overview', href: () => paths.overview(), active: (route: Route) => route.screen === 'overview' },
   { label: 'Issues', href: () => paths.issues(), active: (route: Route) => route.screen === 'issues' || route.screen === 'issue' },
-  { label: 'Apps', href: () => paths.apps(), active: (route: Route) => route.screen === 'apps' || route.screen === 'app' },
+  { label: 'Apps', href: () => paths.apps(), active: (route: Route) => route.screen === 'apps' || route.screen === 'app' || route.screen === 'alerts' },
 ];
 
 function SignedIn({ route }: { route: Route }) {
@@ -95,6 +96,7 @@ function SignedIn({ route }: { route: Route }) {
         {route.screen === 'issue' && <IssueScreen id={route.id} />}
         {route.screen === 'apps' && <AppsScreen />}
         {route.screen === 'app' && <AppScreen appKey={route.appKey} />}
+        {route.screen === 'alerts' && <AlertsScreen appKey={route.appKey} />}
         {route.screen === 'not-found' && (
           <>
             <h1 tabIndex={-1}>Not found</h1>
