@@ -143,21 +143,31 @@ async function withContext(db: Kysely<Database>, claimed: AlertDeliveryRow[]): P
   });
 }
 
+/** What one attempt came to: delivered, or not, with the next attempt's time (null: no more attempts, `failed`). */
+export type DeliveryAttempt = { id: string; leasedUntil: number } & (
+  | { delivered: true; error?: undefined; nextAttemptAt?: undefined }
+  | { delivered: false; error: string; nextAttemptAt: number | null }
+);
+
 /**
- * What an attempt came to: delivered, or failed with the next attempt's time (null: no more attempts, `failed`).
- * Recorded only while this worker's lease holds (`leasedUntil`), so a worker whose lease ran out does not overwrite
- * what the worker that took the delivery over records.
+ * Records the attempts of one round of the worker in one statement. Each is recorded only while the worker's lease
+ * holds (`leasedUntil`), so a worker whose lease ran out does not overwrite what the worker that took the delivery
+ * over records.
  */
-export async function recordDeliveryAttempt(
-  db: Kysely<Database>,
-  attempt: { id: string; leasedUntil: number; now: number } & ({ delivered: true; error?: undefined } | { delivered: false; error: string; nextAttemptAt: number | null }),
-): Promise<void> {
-  const update = attempt.delivered
-    ? { status: 'delivered', delivered_at: attempt.now, leased_until: null }
-    : attempt.nextAttemptAt === null
-      ? { status: 'failed', last_error: attempt.error, leased_until: null }
-      : { last_error: attempt.error, next_attempt_at: attempt.nextAttemptAt, leased_until: null };
-  await db.updateTable('alert_deliveries').set(update).where('id', '=', attempt.id).where('leased_until', '=', attempt.leasedUntil).execute();
+export async function recordDeliveryAttempts(db: Kysely<Database>, now: number, attempts: readonly DeliveryAttempt[]): Promise<void> {
+  if (attempts.length === 0) return;
+  const rows = JSON.stringify(
+    attempts.map((attempt) => ({ id: attempt.id, leased_until: attempt.leasedUntil, delivered: attempt.delivered, error: attempt.error ?? null, next_attempt_at: attempt.nextAttemptAt ?? null })),
+  );
+  await sql`
+    update alert_deliveries d set
+      status = case when a.delivered then 'delivered' when a.next_attempt_at is null then 'failed' else 'pending' end,
+      delivered_at = case when a.delivered then ${now}::int8 else d.delivered_at end,
+      last_error = coalesce(a.error, d.last_error),
+      next_attempt_at = coalesce(a.next_attempt_at, d.next_attempt_at),
+      leased_until = null
+    from jsonb_to_recordset(${rows}::jsonb) as a(id text, leased_until int8, delivered boolean, error text, next_attempt_at int8)
+    where d.id = a.id and d.leased_until = a.leased_until`.execute(db);
 }
 
 export async function findAlertDelivery(db: Kysely<Database>, id: string): Promise<AlertDeliveryRow | undefined> {

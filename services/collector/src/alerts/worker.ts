@@ -1,10 +1,11 @@
 // The alert worker: delivers the outbox the write path fills (alert_deliveries). It polls for due deliveries, takes
-// a few at a time under a lease (SKIP LOCKED, so several collector processes never take the same one), sends them
-// outside any transaction (ingestion never waits on a receiver), and records each outcome: delivered, or failed with
-// its next attempt (first after firstRetryMs, doubling, for 24 hours), or failed for good.
+// some at a time under a lease (SKIP LOCKED, so several collector processes never take the same one), sends them
+// outside any transaction (ingestion never waits on a receiver), and records the outcomes as they come in, a group per
+// statement: delivered, or failed with the next attempt (first after firstRetryMs, doubling, for 24 hours), or failed
+// for good. A slow receiver holds only its own deliveries: polling goes on while up to MAX_IN_FLIGHT are being sent.
 import { randomBytes } from 'node:crypto';
 import type { AlertChannels } from '@collector/api';
-import { type ClaimedDelivery, claimDueDeliveries, type Db, insertClaimedDelivery, pruneIssueMinutes, recordDeliveryAttempt } from '@collector/db';
+import { type ClaimedDelivery, claimDueDeliveries, type Db, type DeliveryAttempt, insertClaimedDelivery, pruneIssueMinutes, recordDeliveryAttempts } from '@collector/db';
 import { type AlertChannel, nextAttemptAt, spikeLimits } from '@collector/domain';
 import type { Logger } from '../logger';
 import { alertMessage } from './alert-message';
@@ -28,8 +29,9 @@ export interface AlertOptions {
 
 export const defaultAlertTiming = { pollMs: 500, firstRetryMs: 5_000, leaseMs: WEBHOOK_TIMEOUT_MS + 20_000 };
 
-/** Deliveries taken per read of the outbox; they are sent at once, in parallel. */
-const BATCH = 20;
+/** Deliveries taken per read of the outbox at most, and being sent at once at most. */
+const BATCH = 50;
+const MAX_IN_FLIGHT = 200;
 const MINUTE = 60_000;
 
 export class AlertWorker implements AlertChannels {
@@ -39,6 +41,10 @@ export class AlertWorker implements AlertChannels {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Outcomes waiting to be recorded, and the statement recording the previous ones. */
+  private outcomes: DeliveryAttempt[] = [];
+  private recording: Promise<void> | undefined;
   private lastPrune = 0;
   private publicUrl = 'http://localhost';
 
@@ -73,6 +79,8 @@ export class AlertWorker implements AlertChannels {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
+    await Promise.all(this.inFlight);
+    while (this.recording) await this.recording;
     this.mailer?.close();
   }
 
@@ -82,7 +90,8 @@ export class AlertWorker implements AlertChannels {
     // The shape of the ids the write statement gives deliveries (db write-path/alerts.ts).
     const id = `delivery_${randomBytes(16).toString('hex')}`;
     const claimed = await insertClaimedDelivery(this.db, { id, ...rule, fingerprint: null, trigger: 'test', now, leasedUntil });
-    await Promise.all(claimed.map((each) => this.deliver(each, leasedUntil)));
+    const attempts = await Promise.all(claimed.map((each) => this.attempt(each, leasedUntil)));
+    await recordDeliveryAttempts(this.db, this.clock(), attempts);
     return id;
   }
 
@@ -100,9 +109,17 @@ export class AlertWorker implements AlertChannels {
     try {
       const now = this.clock();
       const leasedUntil = now + this.timing.leaseMs;
-      const claimed = await claimDueDeliveries(this.db, { now, leasedUntil, max: BATCH });
-      full = claimed.length === BATCH;
-      await Promise.all(claimed.map((each) => this.deliver(each, leasedUntil)));
+      const room = Math.min(BATCH, MAX_IN_FLIGHT - this.inFlight.size);
+      const claimed = room > 0 ? await claimDueDeliveries(this.db, { now, leasedUntil, max: room }) : [];
+      full = room > 0 && claimed.length === room;
+      for (const each of claimed) {
+        const sending: Promise<void> = this.attempt(each, leasedUntil).then((outcome) => {
+          this.inFlight.delete(sending);
+          this.outcomes.push(outcome);
+          this.recordOutcomes();
+        });
+        this.inFlight.add(sending);
+      }
       if (now - this.lastPrune >= MINUTE) {
         this.lastPrune = now;
         await pruneIssueMinutes(this.db, Math.floor(now / MINUTE) - spikeLimits.maxMinutes - 1);
@@ -115,28 +132,35 @@ export class AlertWorker implements AlertChannels {
     this.schedule(full ? 0 : this.timing.pollMs);
   }
 
-  private async deliver(claimed: ClaimedDelivery, leasedUntil: number): Promise<void> {
+  /** One statement for the outcomes that came in meanwhile, then the next; never two at once. */
+  private recordOutcomes(): void {
+    if (this.recording || this.outcomes.length === 0) return;
+    const outcomes = this.outcomes;
+    this.outcomes = [];
+    this.recording = recordDeliveryAttempts(this.db, this.clock(), outcomes)
+      .catch((failure: unknown) => {
+        // Unrecorded, the attempts are made again when their lease ends: at least once.
+        this.logger.warn({ err: failure, deliveries: outcomes.length }, 'alerts: recording deliveries failed');
+      })
+      .finally(() => {
+        this.recording = undefined;
+        this.recordOutcomes();
+      });
+  }
+
+  private async attempt(claimed: ClaimedDelivery, leasedUntil: number): Promise<DeliveryAttempt> {
     const { delivery, alert } = claimed;
-    let error: string | undefined;
+    const log = { delivery: delivery.id, alert: alert.id, trigger: delivery.trigger, attempts: delivery.attempts };
     try {
       await this.send(claimed);
+      this.logger.info(log, 'alert delivered');
+      return { id: delivery.id, leasedUntil, delivered: true };
     } catch (failure) {
-      error = (failure as Error).message.slice(0, 500) || 'failed';
-    }
-    const now = this.clock();
-    try {
-      if (error === undefined) {
-        await recordDeliveryAttempt(this.db, { id: delivery.id, leasedUntil, now, delivered: true });
-        this.logger.info({ delivery: delivery.id, alert: alert.id, trigger: delivery.trigger, attempts: delivery.attempts }, 'alert delivered');
-        return;
-      }
+      const error = (failure as Error).message.slice(0, 500) || 'failed';
       // A test is tried once: the person who asked for it is waiting for the answer.
-      const next = delivery.trigger === 'test' ? null : nextAttemptAt({ createdAt: delivery.created_at, attempts: delivery.attempts }, now, this.timing.firstRetryMs);
-      await recordDeliveryAttempt(this.db, { id: delivery.id, leasedUntil, now, delivered: false, error, nextAttemptAt: next });
-      this.logger.warn({ delivery: delivery.id, alert: alert.id, attempts: delivery.attempts, error, retry: next !== null }, 'alert not delivered');
-    } catch (failure) {
-      // Unrecorded, the attempt is made again when the lease ends: at least once.
-      this.logger.warn({ err: failure, delivery: delivery.id }, 'alerts: recording a delivery failed');
+      const next = delivery.trigger === 'test' ? null : nextAttemptAt({ createdAt: delivery.created_at, attempts: delivery.attempts }, this.clock(), this.timing.firstRetryMs);
+      this.logger.warn({ ...log, error, retry: next !== null }, 'alert not delivered');
+      return { id: delivery.id, leasedUntil, delivered: false, error, nextAttemptAt: next };
     }
   }
 
