@@ -1,7 +1,7 @@
 // Alerts through HTTP: rules, and webhooks that arrive once, signed, within 5 s of the batch's 200.
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createApp, makeEvent, sendBatch, signUp, startTestServer } from './harness';
+import { backend, createApp, makeEvent, sendBatch, signUp, startTestServer } from './harness';
 import { startReceiver } from './webhook-receiver';
 
 const PUBLIC_URL = 'https://collector.example.com';
@@ -150,6 +150,27 @@ describe('a new issue', () => {
       '2 TypeError:two',
     ]);
     expect(await deliveries(other.appKey)).toEqual([]);
+  });
+});
+
+describe('several collector processes on one database', () => {
+  // Two services with their own pools and workers (as two processes would have) on the same PostgreSQL database; the
+  // embedded database belongs to one process.
+  it.runIf(backend === 'postgres')('send each delivery once', async () => {
+    const other = await startTestServer({ alerts: { allowPrivateNetworks: true, pollMs: 50, publicUrl: PUBLIC_URL } });
+    const app = await newApp();
+    await createAlert(app.appKey, { trigger: 'new_issue', channel: { type: 'webhook', url: receiver.url } });
+    await createAlert(app.appKey, { trigger: 'new_issue', channel: { type: 'webhook', url: receiver.url } });
+    const before = receiver.received.length;
+    const fingerprints = Array.from({ length: 30 }, (_, i) => `Error:multi${i}`);
+    await Promise.all(
+      fingerprints.map((fingerprint, i) => sendBatch(i % 2 === 0 ? server : other, app.appKey, [issueEvent(fingerprint)])),
+    );
+    await receiver.waitFor(before + 60, 10_000);
+    await sleep(1_000);
+    const ids = receiver.received.slice(before).map((webhook) => webhook.headers['x-collector-delivery']);
+    expect(ids).toHaveLength(60);
+    expect(new Set(ids).size).toBe(60);
   });
 });
 
