@@ -14,11 +14,11 @@ export const createAlertRoute = authedProcedure
     const { channel } = input;
     if (channel.type === 'email' && !ctx.alerts.emailConfigured) {
       const message = 'e-mail alerts need an SMTP server: this collector has no SMTP_URL';
-      fail('VALIDATION_FAILED', message, { details: [{ path: 'channel.type', message }] });
+      fail('VALIDATION_FAILED', { details: [{ path: 'channel.type', message }] });
     }
     if (channel.type === 'webhook') {
       const refused = await ctx.alerts.refuseWebhookUrl(channel.url);
-      if (refused) fail('VALIDATION_FAILED', `channel.url: ${refused}`, { details: [{ path: 'channel.url', message: refused }] });
+      if (refused) fail('VALIDATION_FAILED', { details: [{ path: 'channel.url', message: refused }] });
     }
     const row = {
       id: newAlertId(),

@@ -10,5 +10,5 @@ export const deleteAlertRoute = authedProcedure
   .output(ZDeleteAlertResponseSchema)
   .mutation(async ({ ctx, input }) => {
     await assertOwnApp(ctx.db, input.appKey, ctx.session.user.id);
-    if (!(await deleteAlert(ctx.db, input.appKey, input.id))) fail('NOT_FOUND', 'no such alert');
+    if (!(await deleteAlert(ctx.db, input.appKey, input.id))) fail('NOT_FOUND');
   });

@@ -42,5 +42,5 @@ export const pathAlertId = pathText(128);
 
 /** Another user's app is answered exactly like one that does not exist. */
 export async function assertOwnApp(db: Db, appKey: string, userId: string): Promise<void> {
-  if (!(await isAppOwnedBy(db, appKey, userId))) fail('NOT_FOUND', 'no such app');
+  if (!(await isAppOwnedBy(db, appKey, userId))) fail('NOT_FOUND');
 }
