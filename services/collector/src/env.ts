@@ -22,9 +22,12 @@ const envSchema = z
     INGEST_RATE_BURST: integer(5000, 50, 100_000_000),
     /** Express's "trust proxy": set it behind a reverse proxy so per-address throttling sees the client, not the proxy. */
     TRUST_PROXY: z.string().min(1).optional(),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    /** Where users reach this collector (links in alerts, DSNs); default http://localhost:<PORT>. */
+    /**
+     * The collector's address as SDKs and browsers reach it (behind a proxy: the proxy's), the base of every app's DSN.
+     * Unset: http://localhost:<PORT>, with the port actually bound.
+     */
     PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Lets webhooks reach loopback, private and link-local addresses: for receivers on the collector's own network. */
     ALERTS_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
     /** smtp://user:pass@host:port or smtps://...; without it e-mail alerts cannot be created. */
@@ -40,9 +43,8 @@ const envSchema = z
     ingestRateLimit: env.INGEST_RATE_LIMIT,
     ingestRateBurst: env.INGEST_RATE_BURST,
     trustProxy: env.TRUST_PROXY,
+    publicUrl: env.PUBLIC_URL,
     logLevel: env.LOG_LEVEL,
-    /** Undefined: http://localhost:<the port bound>, which differs from PORT when PORT=0 asks for any free one. */
-    publicUrl: env.PUBLIC_URL?.replace(/\/+$/, ''),
     alerts: {
       allowPrivateNetworks: env.ALERTS_ALLOW_PRIVATE_NETWORKS === 'true',
       smtpUrl: env.SMTP_URL,
