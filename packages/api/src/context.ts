@@ -27,6 +27,15 @@ export interface AlertChannels {
   sendTest(rule: { alertId: string; appKey: string }): Promise<string>;
 }
 
+/** For a context with no service behind it to deliver alerts (tests of other procedures): rules are refused. */
+export const noAlertDelivery: AlertChannels = {
+  emailConfigured: false,
+  refuseWebhookUrl: async () => 'this process delivers no alerts',
+  sendTest: async () => {
+    throw new Error('this process delivers no alerts');
+  },
+};
+
 export interface ContextInner extends ContextDeps {
   /** The raw Authorization header, checked only by authed procedures. */
   authorization: string | undefined;
