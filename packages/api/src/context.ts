@@ -15,6 +15,9 @@ export interface ContextDeps {
   eventWriter: EventWriter;
   knownApps: KnownApps;
   alerts: AlertChannels;
+  /** The collector's address as clients reach it (PUBLIC_URL): the base of every app's DSN. A function, because a
+   * server on an ephemeral port knows its address only once it listens. */
+  publicUrl: () => string;
 }
 
 /** What the alert routes need of the service that delivers alerts (services/collector/src/alerts). */

@@ -24,7 +24,8 @@ try {
     databasePoolSize: env.databasePoolSize,
     rateLimits: { ingestPerSecond: env.ingestRateLimit, ingestBurst: env.ingestRateBurst },
     trustProxy: env.trustProxy,
-    alerts: { ...env.alerts, publicUrl: env.publicUrl },
+    alerts: env.alerts,
+    publicUrl: env.publicUrl,
     logger,
   });
   const where = env.databaseUrl ? 'PostgreSQL' : `embedded PostgreSQL in ${env.dataDir}`;

@@ -15,6 +15,8 @@ export interface StartOptions {
   databasePoolSize?: number;
   rateLimits?: Partial<RateLimitConfig>;
   trustProxy?: string | undefined;
+  /** The base of every app's DSN; default http://localhost:<the port bound>. */
+  publicUrl?: string | undefined;
   clock?: () => number;
   /** Without it: links to http://localhost:<port>, private networks refused, no e-mail. */
   alerts?: Partial<AlertOptions>;
@@ -47,6 +49,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       throw error;
     }
   }
+  let boundPort = options.port;
   const alertWorker = new AlertWorker(
     database.db,
     { allowPrivateNetworks: false, ...options.alerts },
@@ -57,6 +60,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     database,
     alerts: alertWorker,
     logger,
+    publicUrl: () => options.publicUrl ?? `http://localhost:${boundPort}`,
     clock: options.clock,
     trustProxy: options.trustProxy,
     rateLimits: { ...defaultRateLimits, ...options.rateLimits },
@@ -83,8 +87,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw error;
   });
   const { port } = server.address() as AddressInfo;
+  boundPort = port;
   const url = `http://localhost:${port}`;
-  alertWorker.start(url);
+  // Links in alerts lead to the dashboard where users reach it: PUBLIC_URL, else this address.
+  alertWorker.start(options.publicUrl ?? url);
   return {
     url,
     database,
