@@ -14,10 +14,30 @@ export interface ContextDeps {
   /** Group-committing writer of ingested events. */
   eventWriter: EventWriter;
   knownApps: KnownApps;
+  alerts: AlertChannels;
   /** The collector's address as clients reach it (PUBLIC_URL): the base of every app's DSN. A function, because a
    * server on an ephemeral port knows its address only once it listens. */
   publicUrl: () => string;
 }
+
+/** What the alert routes need of the service that delivers alerts (services/collector/src/alerts). */
+export interface AlertChannels {
+  /** False without SMTP_URL: e-mail alerts cannot be created. */
+  emailConfigured: boolean;
+  /** Why the service will not post to this URL (a host on a private network...), or undefined when it will. */
+  refuseWebhookUrl(url: string): Promise<string | undefined>;
+  /** Sends a sample alert through the rule now, records it as a delivery (trigger `test`) and returns its id. */
+  sendTest(rule: { alertId: string; appKey: string }): Promise<string>;
+}
+
+/** For a context with no service behind it to deliver alerts (tests of other procedures): rules are refused. */
+export const noAlertDelivery: AlertChannels = {
+  emailConfigured: false,
+  refuseWebhookUrl: async () => 'this process delivers no alerts',
+  sendTest: async () => {
+    throw new Error('this process delivers no alerts');
+  },
+};
 
 export interface ContextInner extends ContextDeps {
   /** The raw Authorization header, checked only by authed procedures. */

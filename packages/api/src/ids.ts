@@ -26,4 +26,8 @@ export const newPublicKey = () => randomBytes(16).toString('hex');
 /** 160 random bits; only its SHA-256 is stored. */
 export const newSessionToken = () => `session_${randomAlphanumeric(31)}`;
 
+/** Alert rules: their id, and the secret that signs their webhooks (206 random bits). */
+export const newAlertId = () => `alert_${randomAlphanumeric(20)}`;
+export const newAlertSecret = () => `whsec_${randomAlphanumeric(40)}`;
+
 export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');

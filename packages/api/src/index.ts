@@ -1,4 +1,4 @@
-export { createContextFactory, createContextInner, type Context, type ContextDeps } from './context';
+export { createContextFactory, createContextInner, type AlertChannels, type Context, noAlertDelivery, type ContextDeps } from './context';
 export { ingestEvents, type IngestionResult } from './ingestion';
 export { KnownApps } from './known-apps';
 export { contractError, errorHeaders, errorStatus, toAppError } from './errors';

@@ -6,7 +6,7 @@ import { appRouter } from './router';
 import type { Meta } from './trpc';
 
 export interface RestRoute {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** OpenAPI form, `/api/issues/{id}`. */
   path: string;
   pattern: RegExp;
@@ -46,7 +46,7 @@ const BODY_ERRORS: ErrorCode[] = ['INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPOR
 export const restRoutes: RestRoute[] = [];
 forEachOpenApiProcedure(appRouter._def.procedures, ({ path: procedurePath, procedure, meta }) => {
   const { openapi, contract } = meta as Meta & { openapi: NonNullable<Meta['openapi']> };
-  if (openapi.method !== 'GET' && openapi.method !== 'POST' && openapi.method !== 'PATCH') throw new Error(`${procedurePath}: only GET, POST and PATCH are routed`);
+  if (openapi.method === 'PUT') throw new Error(`${procedurePath}: only GET, POST, PATCH and DELETE are routed`);
   const path = normalizePath(openapi.path);
   const [input] = (procedure as unknown as { _def: { inputs: unknown[] } })._def.inputs;
   restRoutes.push({

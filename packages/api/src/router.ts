@@ -1,4 +1,9 @@
 // Routers only compose procedures.
+import { createAlertRoute } from './routers/alerts/create';
+import { deleteAlertRoute } from './routers/alerts/delete';
+import { listDeliveriesRoute } from './routers/alerts/deliveries';
+import { listAlertsRoute } from './routers/alerts/list';
+import { testAlertRoute } from './routers/alerts/test';
 import { createAppRoute } from './routers/apps/create';
 import { listAppsRoute } from './routers/apps/list';
 import { loginRoute } from './routers/auth/login';
@@ -20,6 +25,8 @@ export const appRouter = router({
   apps: router({ list: listAppsRoute, create: createAppRoute }),
   overview: router({ get: overviewRoute, timeseries: timeseriesRoute }),
   issues: router({ list: listIssuesRoute, get: getIssueRoute, update: updateIssueRoute, updateMany: updateIssuesRoute }),
+  // Literal paths (deliveries) before {id} paths.
+  alerts: router({ deliveries: listDeliveriesRoute, list: listAlertsRoute, create: createAlertRoute, delete: deleteAlertRoute, test: testAlertRoute }),
 });
 
 export type AppRouter = typeof appRouter;

@@ -11,3 +11,4 @@ export * from './users';
 export { sql } from 'kysely';
 export * from './timeseries';
 export * from './event-writer';
+export * from './alerts';

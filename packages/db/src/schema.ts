@@ -1,6 +1,6 @@
 // Table types. Timestamps are ms since epoch in int8 columns; both backends return int8 as number (see connection.ts).
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
-import type { StoredEvent } from '@collector/domain';
+import type { AlertChannel, StoredEvent } from '@collector/domain';
 
 export interface UsersTable {
   id: string;
@@ -162,6 +162,50 @@ export interface AppHourlyTable {
   failed_requests: number;
 }
 
+/** An alert rule of an app. channel: `{ type: 'webhook', url }` or `{ type: 'email', to }`. */
+export interface AlertsTable {
+  id: string;
+  app_key: string;
+  trigger: string;
+  spike_events: number | null;
+  spike_minutes: number | null;
+  channel: ColumnType<AlertChannel, string, string>;
+  secret: string;
+  created_at: number;
+}
+
+/** The outbox: a row per alert to deliver (rule, issue, trigger), then the record of its delivery. */
+export interface AlertDeliveriesTable {
+  id: string;
+  alert_id: string;
+  app_key: string;
+  /** Null for "send a test". */
+  fingerprint: string | null;
+  trigger: string;
+  status: Generated<string>;
+  attempts: Generated<number>;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+  next_attempt_at: number;
+  leased_until: number | null;
+}
+
+/** Events per issue and minute of receipt (ms / 60,000), kept for apps with a spike rule. */
+export interface IssueMinutesTable {
+  app_key: string;
+  fingerprint: string;
+  minute: number;
+  events: number;
+}
+
+export interface AlertSpikesTable {
+  alert_id: string;
+  fingerprint: string;
+  fired_at: number;
+  window_ms: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -180,6 +224,10 @@ export interface Database {
   issue_hours: IssueHoursTable;
   owner_users: OwnerUsersTable;
   owner_totals: OwnerTotalsTable;
+  alerts: AlertsTable;
+  alert_deliveries: AlertDeliveriesTable;
+  issue_minutes: IssueMinutesTable;
+  alert_spikes: AlertSpikesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -187,6 +235,8 @@ export type SessionRow = Selectable<SessionsTable>;
 export type AppRow = Selectable<AppsTable>;
 export type NewApp = Insertable<AppsTable>;
 export type IssueRow = Selectable<IssuesTable>;
+export type AlertRow = Selectable<AlertsTable>;
+export type AlertDeliveryRow = Selectable<AlertDeliveriesTable>;
 
 /** The handle query functions take: the database or a transaction on it. */
 export type Db = import('kysely').Kysely<Database>;

@@ -17,3 +17,4 @@ export * from './validation';
 export * from './timeseries';
 export * from './triage';
 export * from './user-agent';
+export * from './alert';

@@ -1,5 +1,5 @@
 // The HTTP application: health probes, the OpenAPI document, tRPC for the typed client, REST for everyone else.
-import { KnownApps, type RateLimitConfig, appRouter, contractError, createContextFactory, createOpenApiDocument, createRateLimiters, errorHeaders, toAppError } from '@collector/api';
+import { type AlertChannels, KnownApps, type RateLimitConfig, appRouter, contractError, createContextFactory, createOpenApiDocument, createRateLimiters, errorHeaders, toAppError } from '@collector/api';
 import { type DatabaseHandle, EventWriter, RETRY_AFTER_UNAVAILABLE_SECONDS } from '@collector/db';
 import type { AppError } from '@collector/domain';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
@@ -14,6 +14,8 @@ import { createSentryRoutes } from './sentry/routes';
 
 export interface AppOptions {
   database: DatabaseHandle;
+  /** The alert worker, which the alert routes ask to check URLs and send tests. */
+  alerts: AlertChannels;
   rateLimits: RateLimitConfig;
   logger: Logger;
   clock?: () => number;
@@ -38,6 +40,7 @@ export function createApp(options: AppOptions) {
     rateLimiters: createRateLimiters(options.rateLimits),
     eventWriter: new EventWriter(database.db, { concurrency: database.backend === 'embedded' ? 1 : 2 }),
     knownApps: new KnownApps(database.db),
+    alerts: options.alerts,
     publicUrl: options.publicUrl ?? (() => 'http://localhost:3100'),
   });
   const logError = (error: AppError, req: Request) => {

@@ -28,6 +28,11 @@ const envSchema = z
      */
     PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Lets webhooks reach loopback, private and link-local addresses: for receivers on the collector's own network. */
+    ALERTS_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+    /** smtp://user:pass@host:port or smtps://...; without it e-mail alerts cannot be created. */
+    SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
+    MAIL_FROM: z.string().min(3).default('collector@localhost'),
   })
   .transform((env) => ({
     port: env.PORT,
@@ -40,6 +45,11 @@ const envSchema = z
     trustProxy: env.TRUST_PROXY,
     publicUrl: env.PUBLIC_URL,
     logLevel: env.LOG_LEVEL,
+    alerts: {
+      allowPrivateNetworks: env.ALERTS_ALLOW_PRIVATE_NETWORKS === 'true',
+      smtpUrl: env.SMTP_URL,
+      mailFrom: env.MAIL_FROM,
+    },
   }));
 
 export type Env = z.output<typeof envSchema>;

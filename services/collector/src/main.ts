@@ -24,6 +24,7 @@ try {
     databasePoolSize: env.databasePoolSize,
     rateLimits: { ingestPerSecond: env.ingestRateLimit, ingestBurst: env.ingestRateBurst },
     trustProxy: env.trustProxy,
+    alerts: env.alerts,
     publicUrl: env.publicUrl,
     logger,
   });

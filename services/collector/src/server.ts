@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { defaultRateLimits, type RateLimitConfig } from '@collector/api';
 import { type DatabaseHandle, migrateDatabase, migrateToLatest, openDatabase } from '@collector/db';
+import { AlertWorker, type AlertOptions } from './alerts/worker';
 import { createApp } from './app';
 import type { Logger } from './logger';
 
@@ -17,6 +18,8 @@ export interface StartOptions {
   /** The base of every app's DSN; default http://localhost:<the port bound>. */
   publicUrl?: string | undefined;
   clock?: () => number;
+  /** Without it: links to http://localhost:<port>, private networks refused, no e-mail. */
+  alerts?: Partial<AlertOptions>;
   logger: Logger;
 }
 
@@ -47,8 +50,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }
   }
   let boundPort = options.port;
+  const alertWorker = new AlertWorker(
+    database.db,
+    { allowPrivateNetworks: false, ...options.alerts },
+    logger,
+    options.clock,
+  );
   const app = createApp({
     database,
+    alerts: alertWorker,
     logger,
     publicUrl: () => options.publicUrl ?? `http://localhost:${boundPort}`,
     clock: options.clock,
@@ -78,11 +88,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   });
   const { port } = server.address() as AddressInfo;
   boundPort = port;
+  const url = `http://localhost:${port}`;
+  // Links in alerts lead to the dashboard where users reach it: PUBLIC_URL, else this address.
+  alertWorker.start(options.publicUrl ?? url);
   return {
-    url: `http://localhost:${port}`,
+    url,
     database,
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await alertWorker.stop();
       await database.close();
     },
   };

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { RateLimitConfig } from '@collector/api';
 import { afterAll } from 'vitest';
 import { createLogger } from '../src/logger';
+import type { AlertOptions } from '../src/alerts/worker';
 import { type RunningServer, startServer } from '../src/server';
 
 export const backend = process.env.TEST_DATABASE_URL ? 'postgres' : 'embedded';
@@ -34,7 +35,9 @@ export interface Reply {
 }
 
 /** A server for this test file, stopped after it. Rate limits are off unless given. */
-export async function startTestServer(options: { rateLimits?: Partial<RateLimitConfig>; clock?: () => number } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { rateLimits?: Partial<RateLimitConfig>; clock?: () => number; alerts?: Partial<AlertOptions> } = {},
+): Promise<TestServer> {
   const server = await startServer({
     port: 0,
     host: '127.0.0.1',
@@ -42,6 +45,7 @@ export async function startTestServer(options: { rateLimits?: Partial<RateLimitC
     dataDir: 'memory://',
     rateLimits: { ...unlimited, ...options.rateLimits },
     clock: options.clock,
+    alerts: options.alerts,
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
   });
   afterAll(() => server.stop());

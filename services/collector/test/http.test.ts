@@ -92,6 +92,11 @@ describe('OpenAPI document', () => {
     expect(operations.map((operation) => operation.route).sort()).toEqual(
       [
         'GET /api/apps',
+        'GET /api/apps/{appKey}/alerts',
+        'GET /api/apps/{appKey}/alerts/deliveries',
+        'POST /api/apps/{appKey}/alerts',
+        'DELETE /api/apps/{appKey}/alerts/{id}',
+        'POST /api/apps/{appKey}/alerts/{id}/test',
         'GET /api/auth/me',
         'GET /api/issues',
         'GET /api/issues/{id}',
@@ -120,6 +125,7 @@ describe('OpenAPI document', () => {
     expect(statuses['GET /api/issues/{id}']).toEqual(['200', '400', '401', '404', '405', '500', '503']);
     expect(statuses['PATCH /api/issues/{id}']).toEqual(['200', '400', '401', '404', '405', '413', '415', '500', '503']);
     expect(statuses['PATCH /api/issues']).toEqual(['200', '400', '401', '405', '413', '415', '500', '503']);
+    expect(statuses['DELETE /api/apps/{appKey}/alerts/{id}']).toEqual(['204', '400', '401', '404', '405', '413', '415', '500', '503']);
     for (const operation of operations.filter((each) => each.route.includes('/api/') && !each.route.includes('openapi'))) {
       for (const [code, response] of Object.entries(operation.responses)) {
         if (Number(code) >= 400) expect(response.content['application/json'].schema, `${operation.route} ${code}`).toEqual({ $ref: '#/components/schemas/ErrorResponse' });

@@ -7,6 +7,7 @@ import { defaultRateLimits } from '@collector/api';
 import { openDatabase } from '@collector/db';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
+import { AlertWorker } from '../src/alerts/worker';
 import { createApp } from '../src/app';
 import { signUp, startTestServer } from './harness';
 
@@ -53,7 +54,10 @@ describe('log lines', () => {
     // A database nobody listens on: every query fails as unavailable, which is logged.
     const database = await openDatabase({ url: 'postgres://postgres@127.0.0.1:1/none' });
     afterAll(() => database.close());
-    http.on('request', createApp({ database, rateLimits: { ...defaultRateLimits, ingestPerSecond: 0 }, logger: pino({ level: 'info' }, sink) }));
+    const logger = pino({ level: 'info' }, sink);
+    // The alert worker is given but not started: this test sends no alert.
+    const alerts = new AlertWorker(database.db, { allowPrivateNetworks: false }, logger);
+    http.on('request', createApp({ database, alerts, rateLimits: { ...defaultRateLimits, ingestPerSecond: 0 }, logger }));
     http.listen(0, '127.0.0.1');
     await once(http, 'listening');
     const { port } = http.address() as AddressInfo;

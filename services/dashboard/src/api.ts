@@ -58,6 +58,9 @@ export type IssueDetail = CollectorOutputs['issues']['get'];
 export type StoredEvent = IssueDetail['events'][number];
 export type IssueStatus = Issue['status'];
 export type Breakdown = IssueDetail['breakdown'];
+export type AlertRule = CollectorOutputs['alerts']['list']['alerts'][number];
+export type AlertTrigger = AlertRule['trigger'];
+export type AlertDelivery = CollectorOutputs['alerts']['deliveries']['deliveries'][number];
 
 /** Every app type the API takes, in the order the form offers them; checked against the API's own type. */
 export const appTypes: readonly AppType[] = domainAppTypes;

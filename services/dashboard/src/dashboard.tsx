@@ -4,6 +4,7 @@ import { errorCodeOf } from '@collector/client';
 import { client, session } from './api';
 import { Link, navigate, paths, type Route, routeOf, sectionHref, useLocation } from './navigation';
 import { useQuery } from './query';
+import { AlertsScreen } from './screens/alerts';
 import { AppScreen } from './screens/app';
 import { AppsScreen } from './screens/apps';
 import { AuthScreen } from './screens/auth';
@@ -46,7 +47,7 @@ type Here = { screen: Route['screen']; app: string | null };
 const sections = [
   { label: 'Overview', href: (here: Here) => sectionHref('overview', here), active: (route: Route) => route.screen === 'overview' },
   { label: 'Issues', href: (here: Here) => sectionHref('issues', here), active: (route: Route) => route.screen === 'issues' || route.screen === 'issue' },
-  { label: 'Apps', href: () => paths.apps(), active: (route: Route) => route.screen === 'apps' || route.screen === 'app' },
+  { label: 'Apps', href: () => paths.apps(), active: (route: Route) => route.screen === 'apps' || route.screen === 'app' || route.screen === 'alerts' },
 ];
 
 function SignedIn({ route }: { route: Route }) {
@@ -105,6 +106,7 @@ function SignedIn({ route }: { route: Route }) {
         {route.screen === 'issue' && <IssueScreen id={route.id} />}
         {route.screen === 'apps' && <AppsScreen />}
         {route.screen === 'app' && <AppScreen appKey={route.appKey} />}
+        {route.screen === 'alerts' && <AlertsScreen appKey={route.appKey} />}
         {route.screen === 'not-found' && (
           <>
             <h1 tabIndex={-1}>Not found</h1>

@@ -7,6 +7,7 @@ export type Route =
   | { screen: 'overview' }
   | { screen: 'apps' }
   | { screen: 'app'; appKey: string }
+  | { screen: 'alerts'; appKey: string }
   | { screen: 'issues' }
   | { screen: 'issue'; id: string }
   | { screen: 'not-found' };
@@ -22,6 +23,10 @@ function decode(segment: string): string | undefined {
 export function routeOf(pathname: string): Route {
   const parts = pathname.split('/').filter(Boolean);
   const [first, second, ...rest] = parts;
+  if (first === 'apps' && second !== undefined && rest.length === 1 && rest[0] === 'alerts') {
+    const appKey = decode(second);
+    return appKey ? { screen: 'alerts', appKey } : { screen: 'not-found' };
+  }
   if (rest.length > 0) return { screen: 'not-found' };
   if (first === undefined) return { screen: 'overview' };
   if (second === undefined) {
@@ -44,6 +49,7 @@ export const paths = {
   issue: (id: string) => `/issues/${encodeURIComponent(id)}`,
   apps: () => '/apps',
   app: (appKey: string) => `/apps/${encodeURIComponent(appKey)}`,
+  alerts: (appKey: string) => `/apps/${encodeURIComponent(appKey)}/alerts`,
   signin: () => '/signin',
   signup: () => '/signup',
 };

@@ -9,6 +9,7 @@
 //   options: --seconds 10 --rounds 2 --warmup 3 --connections 32 --pool 10 --skip-paced --paced-share 0.8
 //            --profile (both servers under --cpu-prof, summarised at the end) --node-args "..." (both servers)
 //            --collector-node-args "..." (the collector only, e.g. a heap cap) --pg-url URL
+//            --alerts (10 webhook rules on the collector's app, a local receiver: delivery and latency, see alerts.ts)
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +32,7 @@ import {
   watchMemory,
 } from '@collector/tool-kit';
 import pg from 'pg';
+import { type AlertBench, startAlertBench } from './alerts';
 import { closedLoopRound, emptyTally, pacedRound, type Tally, type Target } from './load';
 import { busyMs, summarizeProfile } from './profile';
 import { runQueryBench } from './queries';
@@ -38,7 +40,7 @@ import { createSentryApp, emptySentryTally, type SentryKind, sentryEventSource, 
 
 const { flags, number } = parseFlags(
   `pnpm bench [--embedded | --queries | --sentry [--embedded] | --all] [--events 1000000] [--calls 200] [--seconds 10] [--rounds 2] [--warmup 3] [--connections 32] [--pool 10]
-           [--reuse-db NAME --seed-file FILE] [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--collector-node-args "--max-old-space-size=256"] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`,
+           [--reuse-db NAME --seed-file FILE] [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--collector-node-args "--max-old-space-size=256"] [--alerts] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`,
   {
     embedded: { type: 'boolean', default: false },
     all: { type: 'boolean', default: false },
@@ -59,6 +61,7 @@ const { flags, number } = parseFlags(
     'node-args': { type: 'string', default: '' },
     'collector-node-args': { type: 'string', default: '' },
     'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    alerts: { type: 'boolean', default: false },
   },
 );
 
@@ -213,7 +216,7 @@ async function embeddedStore(): Promise<Store> {
 
 // ---------------------------------------------------------------- servers
 
-async function startServers(store: Store, profileDir: string | undefined) {
+async function startServers(store: Store, profileDir: string | undefined, alerts: AlertBench | undefined) {
   const baselinePort = await freePort();
   const extraArgs = (flags['node-args'] as string).split(/\s+/).filter(Boolean);
   const profileArgs = (name: string) => [...extraArgs, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : [])];
@@ -222,7 +225,8 @@ async function startServers(store: Store, profileDir: string | undefined) {
     startCollector({
       repoRoot,
       nodeArgs: [...profileArgs('collector'), ...(flags['collector-node-args'] as string).split(/\s+/).filter(Boolean)],
-      env: store.collectorEnv,
+      // The alert receiver is this process, on loopback.
+      env: { ...store.collectorEnv, ...(alerts ? { ALERTS_ALLOW_PRIVATE_NETWORKS: 'true' } : {}) },
     }),
     startChild({
       name: 'baseline',
@@ -236,7 +240,7 @@ async function startServers(store: Store, profileDir: string | undefined) {
   cleanups.push(() => collector.stop(), () => baseline.stop());
 
   // An account and an app through the collector's own API: the app's key is what the SDK traffic carries.
-  const [appKey] = await createAccountWithApps(collector.origin, ['Bench shop']);
+  const [appKey] = alerts ? [await alerts.createApp(collector.origin)] : await createAccountWithApps(collector.origin, ['Bench shop']);
 
   return {
     collector,
@@ -274,7 +278,10 @@ async function runMode(backend: 'postgres' | 'embedded') {
   // Profiles are kept (open them in Chrome DevTools or speedscope); their folder is printed with the summary.
   const profileDir = flags.profile ? mkdtempSync(join(tmpdir(), 'collector-bench-prof-')) : undefined;
   const source: EventSource = createEventSource();
-  const { collector, baseline, targets } = await startServers(store, profileDir);
+  const alerts = flags.alerts ? await startAlertBench() : undefined;
+  if (alerts) cleanups.push(() => alerts.close());
+  const { collector, baseline, targets } = await startServers(store, profileDir, alerts);
+  const probes = alerts?.startProbes(collector.origin, targets.collector.appKey);
   const children: Record<string, Child> = { collector, baseline };
   const memory = { collector: watchMemory(collector.pid), baseline: watchMemory(baseline.pid) };
   const tallies: Record<string, Tally> = { collector: emptyTally(), baseline: emptyTally() };
@@ -352,6 +359,11 @@ async function runMode(backend: 'postgres' | 'embedded') {
     );
   }
 
+  // Probe events are stored too: counted as accepted, for the integrity check below.
+  const probeEvents = (await probes?.stop()) ?? 0;
+  (tallies.collector as Tally).accepted += probeEvents;
+  // Every new issue's alerts, before the collector stops (what is still in its outbox would be sent at its next start).
+  const alertReport = await alerts?.report();
   const mem = { collector: memory.collector.stop(), baseline: memory.baseline.stop() };
   await collector.stop();
   await baseline.stop();
@@ -433,6 +445,12 @@ async function runMode(backend: 'postgres' | 'embedded') {
   target(ratio >= 0.8, `collector >= 0.8x the bare ${backend === 'postgres' ? 'baseline' : 'PGlite baseline'}: ${ratio.toFixed(2)}x`);
   if (paced) target(paced.p99 <= 250 && paced.non2xx === 0 && paced.errors === 0, `p99 <= 250 ms at ${Math.round(options.pacedShare * 100)}% of peak: ${fmt(paced.p99, 1)} ms`);
   target(lossFree, 'zero events lost, zero non-2xx answers');
+  if (alertReport) {
+    out.push('');
+    out.push(...alertReport.lines);
+    out.push(`  (the collector's sum of accepted above includes the ${probeEvents} probe events)`);
+    target(alertReport.ok, 'every new issue alerted once per rule');
+  }
   if (backend === 'postgres') target(MB(mem.collector.peak) <= 300, `collector RSS <= 300 MB: ${fmt(MB(mem.collector.peak))} MB`);
   out.push(`(${backend} run took ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 

@@ -4,6 +4,11 @@
 // less than the service does: numbers for `limit`, `from` and `to`, the error body's component (`ErrorResponse`;
 // one named `Error` would shadow the global in generated code), the `database` field of /readyz.
 import {
+  alertsCreate,
+  alertsDelete,
+  alertsDeliveries,
+  alertsList,
+  alertsTest,
   appsCreate,
   appsList,
   authLogin,
@@ -86,6 +91,24 @@ export async function callEveryOperation(baseUrl: string): Promise<string[]> {
     const issue = await issuesGet({ ...auth, path: { id: first.id }, query: { limit: 5 } });
     lines.push(`issue ${issue.data?.issue.eventCount ?? codeOf(issue.error)} events`);
   }
+
+  const alert = await alertsCreate({
+    ...auth,
+    path: { appKey },
+    body: { trigger: 'spike', spike: { events: 100, minutes: 60 }, channel: { type: 'webhook', url: 'https://hooks.example.com/collector' } },
+  });
+  const alertId: string | undefined = alert.data?.alert.id;
+  lines.push(`alert ${alertId ?? codeOf(alert.error)} (secret ${alert.data?.alert.secret ? 'set' : 'missing'})`);
+  const alerts = await alertsList({ ...auth, path: { appKey } });
+  lines.push(`alerts ${alerts.data?.alerts.length ?? codeOf(alerts.error)}`);
+  if (alertId) {
+    const tested = await alertsTest({ ...auth, path: { appKey, id: alertId } });
+    lines.push(`alert test ${tested.data?.delivery.status ?? codeOf(tested.error)}`);
+    const deleted = await alertsDelete({ ...auth, path: { appKey, id: alertId } });
+    lines.push(`alert deleted ${deleted.response.status}`);
+  }
+  const deliveries = await alertsDeliveries({ ...auth, path: { appKey }, query: { limit: 10 } });
+  lines.push(`deliveries ${deliveries.data?.deliveries.length ?? codeOf(deliveries.error)}`);
 
   const loggedOut = await authLogout(auth);
   lines.push(`logout ${loggedOut.response.status}`);

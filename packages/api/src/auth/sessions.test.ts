@@ -2,7 +2,7 @@
 import { EventWriter, migrateToLatest, openDatabase } from '@collector/db';
 import { sessionPolicy } from '@collector/domain';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createContextInner } from '../context';
+import { createContextInner, noAlertDelivery } from '../context';
 import { KnownApps } from '../known-apps';
 import { createRateLimiters, defaultRateLimits } from '../rate-limiter';
 import { appRouter } from '../router';
@@ -23,6 +23,7 @@ const callerAs = (authorization?: string) =>
       rateLimiters: createRateLimiters(defaultRateLimits),
       eventWriter: new EventWriter(database.db),
       knownApps: new KnownApps(database.db),
+      alerts: noAlertDelivery,
       publicUrl: () => 'http://localhost:3100',
       authorization,
       clientAddress: '192.0.2.1',

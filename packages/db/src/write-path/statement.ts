@@ -1,8 +1,9 @@
-// The write path's one statement: the named parts of events.ts, distinct-users.ts, issues.ts, activity.ts and totals.ts
+// The write path's one statement: the named parts of events.ts, distinct-users.ts, issues.ts, activity.ts, totals.ts and alerts.ts
 // joined into a single WITH, so that a group of batches is still one round trip and one commit, and the hot rows
 // (issues, totals) stay locked only for that statement.
 import { type RawBuilder, sql } from 'kysely';
 import { activityParts } from './activity';
+import { alertParts } from './alerts';
 import { issueUserParts, ownerUserParts } from './distinct-users';
 import { eventParts } from './events';
 import { issueParts } from './issues';
@@ -19,7 +20,7 @@ export const part = (name: string, query: RawBuilder<unknown>): StatementPart =>
 /**
  * The statement for the given input rows (a JSON array, see events.ts). A part may read only the parts before it:
  * events, issue users, issues, active hours and their links, owner users, totals (the order of the single template
- * this replaced). Every statement is the same parts in the same order, and each insert writes its rows in key order,
+ * this replaced), then alerts. Every statement is the same parts in the same order, and each insert writes its rows in key order,
  * so concurrent statements lock rows alike. Every data-modifying part runs once, to completion, whether or not a later
  * part reads it; all of them see the same snapshot, which is why a part that must see another part's writes reads that
  * part's RETURNING rows rather than its table.
@@ -34,7 +35,7 @@ export interface StatementRow {
 }
 
 export function storeStatement(rowsJson: string, keepFrom: number): RawBuilder<StatementRow> {
-  const parts = [...eventParts(rowsJson), ...issueUserParts(), ...issueParts(), ...activityParts(keepFrom), ...ownerUserParts(), ...totalParts()];
+  const parts = [...eventParts(rowsJson), ...issueUserParts(), ...issueParts(), ...activityParts(keepFrom), ...ownerUserParts(), ...totalParts(), ...alertParts()];
   return withParts(
     parts,
     sql`select app_key, event_id, fingerprint, null::boolean as created, null::boolean as regressed from new_events

@@ -28,6 +28,9 @@ export function AppScreen({ appKey }: { appKey: string }) {
             <Link href={paths.issues(app.appKey)} className="button">
               Issues
             </Link>
+            <Link href={paths.alerts(app.appKey)} className="button">
+              Alerts
+            </Link>
           </div>
         )}
       </div>

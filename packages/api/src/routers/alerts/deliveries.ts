@@ -1,0 +1,13 @@
+import { listAlertDeliveries, toAlertDelivery } from '@collector/db';
+import { authedProcedure } from '../../trpc';
+import { listDeliveriesMeta, ZListDeliveriesRequestSchema, ZListDeliveriesResponseSchema } from './deliveries.types';
+import { assertOwnApp } from './shapes';
+
+export const listDeliveriesRoute = authedProcedure
+  .meta(listDeliveriesMeta)
+  .input(ZListDeliveriesRequestSchema)
+  .output(ZListDeliveriesResponseSchema)
+  .query(async ({ ctx, input }) => {
+    await assertOwnApp(ctx.db, input.appKey, ctx.session.user.id);
+    return { deliveries: (await listAlertDeliveries(ctx.db, input.appKey, input.limit)).map(toAlertDelivery) };
+  });

@@ -1,0 +1,79 @@
+// The Alerts page in a real browser (Debian chromium through playwright-core): create a rule, send a test, see the
+// delivery with its status and attempts, see the alert a new issue sends, delete the rule.
+import { execFile } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backend, createApp, makeEvent, sendBatch, signUp, startTestServer } from './harness';
+import { startReceiver } from './webhook-receiver';
+
+const ensureBuilt = new URL('../../dashboard/scripts/ensure-built.mjs', import.meta.url).pathname;
+const artifacts = new URL('./artifacts/dashboard-ui/', import.meta.url).pathname;
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const server = await startTestServer({ alerts: { allowPrivateNetworks: true, pollMs: 100 } });
+const base = server.url.replace('localhost', '127.0.0.1');
+const receiver = await startReceiver();
+afterAll(() => receiver.close());
+
+let browser: Browser;
+let page: Page;
+beforeAll(async () => {
+  await promisify(execFile)(process.execPath, [ensureBuilt], { timeout: 120_000 });
+  mkdirSync(artifacts, { recursive: true });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', timezoneId: 'UTC' })).newPage();
+  page.setDefaultTimeout(15_000);
+}, 180_000);
+afterAll(() => browser?.close());
+
+describe(`the Alerts page (${backend})`, () => {
+  it('creates a webhook rule, sends a test, lists deliveries, and deletes the rule', async () => {
+    const { token } = await signUp(server);
+    const app = await createApp(server, token, { name: 'Shop' });
+    // Signed in as the dashboard keeps it: the token in this tab's sessionStorage.
+    await page.goto(`${base}/signin`);
+    await page.evaluate(`sessionStorage.setItem('collector.session', ${JSON.stringify(token)})`);
+    await page.goto(`${base}/apps/${app.appKey}`);
+    await page.getByRole('link', { name: 'Alerts' }).last().click();
+    await page.getByRole('heading', { level: 1, name: 'Alerts' }).waitFor();
+    await page.getByText('No rules yet').waitFor();
+
+    await page.getByLabel('URL').fill(receiver.url);
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    const rule = page.locator('table.alerts tbody tr');
+    await rule.first().waitFor();
+    expect(await rule.first().textContent()).toContain(`Webhook to ${receiver.url}`);
+
+    await page.getByRole('button', { name: 'Send a test' }).click();
+    await page.getByText('The test was delivered.').waitFor();
+    expect(receiver.received.at(-1)?.body).toMatchObject({ trigger: 'test', app: { appKey: app.appKey, name: 'Shop' } });
+    const delivery = page.locator('table.deliveries tbody tr').first();
+    await delivery.waitFor();
+    expect(await delivery.locator('[data-status]').textContent()).toBe('delivered');
+
+    // A spike rule with its numbers.
+    await page.getByLabel('When').selectOption('spike');
+    await page.getByLabel('Events (at least)').fill('5');
+    await page.getByLabel('Within minutes (1 to 1440)').fill('10');
+    await page.getByLabel('URL').fill(receiver.url);
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.getByText('5 events of an issue within 10 min').waitFor();
+
+    // A new issue: its delivery shows after a refresh.
+    expect((await sendBatch(server, app.appKey, [makeEvent({ fingerprint: 'TypeError:ui' })])).status).toBe(200);
+    await receiver.waitFor(2, 5_000);
+    await page.waitForTimeout(300);
+    await page.getByRole('button', { name: 'Refresh deliveries' }).click();
+    await page.getByRole('link', { name: 'TypeError:ui' }).waitFor();
+    await page.screenshot({ path: `${artifacts}alerts.png`, fullPage: true });
+
+    page.on('dialog', (dialog) => void dialog.accept());
+    await rule.first().getByRole('button', { name: 'Delete' }).click();
+    await page.getByText(`Webhook to ${receiver.url}`).first().waitFor();
+    await page.waitForFunction(`document.querySelectorAll('table.alerts tbody tr').length === 1`);
+    const left = await server.call('GET', `/api/apps/${app.appKey}/alerts`, { token });
+    expect(left.body.alerts.map((alert: { trigger: string }) => alert.trigger)).toEqual(['spike']);
+  });
+});
