@@ -101,7 +101,7 @@ async function openStore(appKey: string): Promise<{ query: Query; close(): Promi
   }
   const now = Date.now();
   await query(`INSERT INTO users (id, email, password_hash, created_at) VALUES ('usr_baseline', 'baseline@bench.invalid', '-', $1) ON CONFLICT DO NOTHING`, [now]);
-  await query(`INSERT INTO apps (app_key, user_id, name, type, created_at) VALUES ($1, 'usr_baseline', 'baseline', 'web', $2) ON CONFLICT DO NOTHING`, [appKey, now]);
+  await query(`INSERT INTO apps (app_key, user_id, name, type, created_at, public_key) VALUES ($1, 'usr_baseline', 'baseline', 'web', $2, md5($1)) ON CONFLICT DO NOTHING`, [appKey, now]);
   await query(`INSERT INTO app_totals (app_key) VALUES ($1) ON CONFLICT DO NOTHING`, [appKey]);
   return { query, close };
 }
