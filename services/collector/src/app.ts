@@ -28,7 +28,7 @@ export function createApp(options: AppOptions) {
     db: database.db,
     clock: options.clock ?? Date.now,
     rateLimiters: createRateLimiters(options.rateLimits),
-    eventWriter: new EventWriter(database.db, { concurrency: database.backend === 'embedded' ? 1 : 2 }),
+    eventWriter: new EventWriter(database.db, { concurrency: database.backend === 'pglite' ? 1 : 2 }),
     knownApps: new KnownApps(database.db),
   });
   const logError = (error: AppError, req: Request) => {

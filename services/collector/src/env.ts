@@ -17,6 +17,8 @@ const envSchema = z
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }).optional(),
     DATABASE_POOL_SIZE: integer(10, 1, 200),
     DATA_DIR: z.string().min(1).default('.data'),
+    /** Without DATABASE_URL: a PostgreSQL server of the collector's own in DATA_DIR, or PGlite (earlier versions' default). */
+    EMBEDDED: z.enum(['postgres', 'pglite']).default('postgres'),
     /** Events per second per appKey; 0 turns the limit off. */
     INGEST_RATE_LIMIT: integer(1000, 0, 10_000_000),
     INGEST_RATE_BURST: integer(5000, 50, 100_000_000),
@@ -30,6 +32,7 @@ const envSchema = z
     databaseUrl: env.DATABASE_URL,
     databasePoolSize: env.DATABASE_POOL_SIZE,
     dataDir: env.DATA_DIR,
+    embedded: env.EMBEDDED,
     ingestRateLimit: env.INGEST_RATE_LIMIT,
     ingestRateBurst: env.INGEST_RATE_BURST,
     trustProxy: env.TRUST_PROXY,

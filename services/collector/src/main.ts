@@ -21,12 +21,13 @@ try {
     host: env.host,
     databaseUrl: env.databaseUrl,
     dataDir: env.dataDir,
+    embedded: env.embedded,
     databasePoolSize: env.databasePoolSize,
     rateLimits: { ingestPerSecond: env.ingestRateLimit, ingestBurst: env.ingestRateBurst },
     trustProxy: env.trustProxy,
     logger,
   });
-  const where = env.databaseUrl ? 'PostgreSQL' : `embedded PostgreSQL in ${env.dataDir}`;
+  const where = env.databaseUrl ? 'PostgreSQL' : env.embedded === 'pglite' ? `PGlite in ${env.dataDir}` : `embedded PostgreSQL in ${env.dataDir}`;
   // server.url has the port actually bound, which differs from env.port when PORT=0 asks for any free one.
   logger.info(`collector listening on ${server.url.replace('localhost', env.host ?? 'localhost')} (${where})`);
 

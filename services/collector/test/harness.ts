@@ -2,11 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { RateLimitConfig } from '@collector/api';
+import { testBackend, testDatabaseUrl } from '@collector/db/testing';
 import { afterAll } from 'vitest';
 import { createLogger } from '../src/logger';
 import { type RunningServer, startServer } from '../src/server';
 
-export const backend = process.env.TEST_DATABASE_URL ? 'postgres' : 'embedded';
+export const backend = testBackend;
 
 const unlimited: Partial<RateLimitConfig> = {
   ingestPerSecond: 0,
@@ -39,8 +40,8 @@ export async function startTestServer(options: { rateLimits?: Partial<RateLimitC
   const server = await startServer({
     port: 0,
     host: '127.0.0.1',
-    databaseUrl: process.env.TEST_DATABASE_URL,
-    dataDir: 'memory://',
+    databaseUrl: await testDatabaseUrl(),
+    databaseBackend: testBackend,
     rateLimits: { ...unlimited, ...options.rateLimits },
     clock: options.clock,
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),

@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openDatabase } from '@collector/db';
+import { openDatabase, startEmbeddedPostgres } from '@collector/db';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeEvent, PASSWORD } from './harness';
 
@@ -175,7 +175,9 @@ describe('graceful shutdown', () => {
 
       // Nothing accepted is lost: the database, opened again after the process has gone, holds every event.
       const accepted = replies.reduce((sum, reply) => sum + (reply.body.accepted as number), 0);
-      const database = await openDatabase(databaseUrl ? { url: databaseUrl } : { dataDir });
+      // On the embedded default that is the collector's own server, started again on the same folder.
+      const embedded = databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir });
+      const database = await openDatabase({ url: databaseUrl ?? embedded?.url });
       try {
         const row = await database.db
           .selectFrom('events')
@@ -186,6 +188,7 @@ describe('graceful shutdown', () => {
         expect(accepted).toBe(24 * 50);
       } finally {
         await database.close();
+        await embedded?.stop();
       }
     } finally {
       if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGKILL');
