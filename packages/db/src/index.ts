@@ -5,6 +5,7 @@ export * from './ingest';
 export * from './issues';
 export * from './migrate';
 export * from './overview';
+export * from './rate-leases';
 export * from './schema';
 export * from './sessions';
 export * from './users';

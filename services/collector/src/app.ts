@@ -27,7 +27,7 @@ export function createApp(options: AppOptions) {
   const createContext = createContextFactory({
     db: database.db,
     clock: options.clock ?? Date.now,
-    rateLimiters: createRateLimiters(options.rateLimits),
+    rateLimiters: createRateLimiters(options.rateLimits, database.db),
     eventWriter: new EventWriter(database.db, { concurrency: database.backend === 'pglite' ? 1 : 2 }),
     knownApps: new KnownApps(database.db),
   });

@@ -10,7 +10,7 @@ export const ingestRoute = publicProcedure
   .mutation(async ({ ctx, input }) => {
     const receivedAt = ctx.clock();
     if (!(await ctx.knownApps.exists(input.appKey))) fail('UNKNOWN_APP_KEY', 'no app has this appKey');
-    ctx.rateLimiters.ingest?.take(input.appKey, input.events.length, receivedAt);
+    await ctx.rateLimiters.ingest?.take(input.appKey, input.events.length, receivedAt);
 
     const accepted: StoredEvent[] = [];
     const rejected: TIngestResponse['rejected'] = [];
