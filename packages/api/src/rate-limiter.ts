@@ -97,9 +97,11 @@ export class LeasedRateLimiter {
       const { granted } = await leaseTokens(this.db, this.bucketName(key), want, this.policy, now);
       lease.tokens += granted;
       if (lease.tokens < Math.max(cost, 1)) {
-        // The bucket is empty now (it gave all it had): the wait is for what this lease still lacks.
+        // The bucket is empty now (it gave all it had): the wait is for what this lease still lacks. Refused from
+        // memory until then to the millisecond; Retry-After rounds it up to whole seconds.
+        const missing = Math.min(Math.max(cost, 1), this.policy.burst) - lease.tokens;
+        lease.shortUntil = now + (missing / this.policy.ratePerSecond) * 1000;
         lease.retryAfterSeconds = secondsUntilAvailable(this.policy, cost, lease.tokens);
-        lease.shortUntil = now + lease.retryAfterSeconds * 1000;
       } else {
         lease.shortUntil = 0;
       }
