@@ -72,3 +72,25 @@ export async function testDatabaseUrl(): Promise<string> {
   url.pathname = `/${name}`;
   return url.href;
 }
+
+/**
+ * A new database with nothing in it (a migration's own test): in the embedded cluster, or beside TEST_DATABASE_URL's
+ * database on its server.
+ */
+export async function emptyTestDatabaseUrl(): Promise<string> {
+  const cluster = inject('embeddedCluster');
+  const base = process.env.TEST_DATABASE_URL ?? cluster?.adminUrl;
+  if (!base) throw new Error('no embedded test cluster: run the tests through vitest (its global setup starts one)');
+  sequence += 1;
+  const name = `test_empty_${process.pid}_${Date.now().toString(36)}_${sequence}`;
+  const admin = new pg.Client(base);
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name} template template0`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.href;
+}

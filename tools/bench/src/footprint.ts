@@ -16,9 +16,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { createEventSource } from './events';
+import { cleanupOnExit, createAccountWithApps, createEventSource, freePort, machineBusyMs } from '@collector/tool-kit';
 import { closedLoopRound, emptyTally } from './load';
-import { cleanupOnExit, createAccountWithApps, freePort, machineBusyMs } from './procs';
 
 const { values: flags } = parseArgs({
   options: {
