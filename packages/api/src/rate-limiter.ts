@@ -11,10 +11,7 @@ export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
   private calls = 0;
 
-  constructor(
-    readonly policy: BucketPolicy,
-    private readonly subject: string,
-  ) {}
+  constructor(readonly policy: BucketPolicy) {}
 
   /** Spends `cost` tokens for `key` (0: only checks one is left), or throws RATE_LIMITED with the wait in seconds. */
   take(key: string, cost: number, now: number): void {
@@ -25,7 +22,7 @@ export class RateLimiter {
       this.buckets.set(key, bucket);
     }
     const result = takeTokens(bucket, this.policy, cost, now);
-    if (!result.ok) fail('RATE_LIMITED', `too many requests for this ${this.subject}, retry in ${result.retryAfterSeconds} s`, { retryAfterSeconds: result.retryAfterSeconds });
+    if (!result.ok) fail('RATE_LIMITED', { retryAfterSeconds: result.retryAfterSeconds });
   }
 
   /** Forgets buckets that have refilled, so the map holds only recently active keys. */
@@ -55,6 +52,7 @@ export class LeasedRateLimiter {
 
   constructor(
     readonly policy: BucketPolicy,
+    /** Names this limiter's buckets in the database: `<subject>:<key>`. */
     private readonly subject: string,
     private readonly db: Db,
   ) {
@@ -83,7 +81,7 @@ export class LeasedRateLimiter {
   }
 
   private refuse(retryAfterSeconds: number): never {
-    fail('RATE_LIMITED', `too many requests for this ${this.subject}, retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
+    fail('RATE_LIMITED', { retryAfterSeconds });
   }
 
   /** Leases enough for `cost` plus a lease's worth; requests arriving meanwhile share the one statement. */
@@ -139,7 +137,7 @@ export interface RateLimiters {
 export function createRateLimiters(config: RateLimitConfig, db: Db): RateLimiters {
   return {
     ingest: config.ingestPerSecond > 0 ? new LeasedRateLimiter({ ratePerSecond: config.ingestPerSecond, burst: config.ingestBurst }, 'app', db) : null,
-    authByEmail: new RateLimiter(config.authPerEmail, 'e-mail'),
-    authByAddress: new RateLimiter(config.authPerAddress, 'address'),
+    authByEmail: new RateLimiter(config.authPerEmail),
+    authByAddress: new RateLimiter(config.authPerAddress),
   };
 }

@@ -1,12 +1,13 @@
 // The HTTP application: health probes, the OpenAPI document, tRPC for the typed client, REST for everyone else.
-import { KnownApps, type RateLimitConfig, appRouter, createContextFactory, createOpenApiDocument, createRateLimiters, errorHeaders, toAppError } from '@collector/api';
-import { type DatabaseHandle, EventWriter } from '@collector/db';
-import { AppError } from '@collector/domain';
+import { KnownApps, type RateLimitConfig, appRouter, contractError, createContextFactory, createOpenApiDocument, createRateLimiters, errorHeaders, toAppError } from '@collector/api';
+import { type DatabaseHandle, EventWriter, RETRY_AFTER_UNAVAILABLE_SECONDS } from '@collector/db';
+import type { AppError } from '@collector/domain';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Request } from 'express';
 import { defaultDashboardDir, serveDashboard } from './dashboard';
 import { errorHandler, sendError } from './errors';
 import type { Logger } from './logger';
+import { assignRequestId, requestLogger } from './request-id';
 import { createRestAdapter, parseQueryString } from './rest-adapter';
 
 export interface AppOptions {
@@ -32,8 +33,8 @@ export function createApp(options: AppOptions) {
     knownApps: new KnownApps(database.db),
   });
   const logError = (error: AppError, req: Request) => {
-    if (error.code === 'INTERNAL') logger.error({ err: error.cause ?? error, method: req.method, path: req.path }, 'request failed');
-    else if (error.code === 'UNAVAILABLE') logger.warn({ err: error.cause ?? error, path: req.path }, 'database unavailable');
+    if (error.code === 'INTERNAL') requestLogger(logger, req).error({ err: error.cause ?? error, method: req.method, path: req.path }, 'request failed');
+    else if (error.code === 'UNAVAILABLE') requestLogger(logger, req).warn({ err: error.cause ?? error, path: req.path }, 'database unavailable');
   };
   const openApiDocument = createOpenApiDocument({ baseUrl: '/', version: options.version ?? '0.1.0' });
 
@@ -41,6 +42,7 @@ export function createApp(options: AppOptions) {
   app.disable('x-powered-by');
   app.set('query parser', parseQueryString);
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
+  app.use(assignRequestId);
 
   // Paths outside the REST route table answer other methods with 405 like the API paths. For /trpc this also keeps
   // methods such as TRACE away from tRPC's adapter, whose fetch Request refuses them with a TypeError (a 500).
@@ -49,7 +51,7 @@ export function createApp(options: AppOptions) {
     (req, res, next) => {
       if (methods.includes(req.method)) return next();
       res.setHeader('Allow', methods.join(', '));
-      next(new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use ${methods.join(' or ')}`));
+      next(contractError('METHOD_NOT_ALLOWED'));
     };
   app.all(['/healthz', '/readyz', '/api/openapi.json'], allowOnly('GET'));
   app.use('/trpc', allowOnly('GET', 'POST'));
@@ -63,7 +65,7 @@ export function createApp(options: AppOptions) {
       await Promise.race([database.ping(), timeout]);
       res.json({ status: 'ready', database: database.backend });
     } catch {
-      sendError(res, new AppError('UNAVAILABLE', 'the database does not answer', { retryAfterSeconds: 2 }));
+      sendError(res, contractError('UNAVAILABLE', { retryAfterSeconds: RETRY_AFTER_UNAVAILABLE_SECONDS }));
     }
   });
   app.get('/api/openapi.json', (_req, res) => {
@@ -85,7 +87,7 @@ export function createApp(options: AppOptions) {
   );
   // The dashboard's files and its page for non-API paths; everything under /api still ends in the REST adapter.
   app.use(serveDashboard({ dir: options.dashboardDir ?? defaultDashboardDir, logger }));
-  app.use(createRestAdapter(createContext, logError));
+  app.use(createRestAdapter(createContext));
   app.use(errorHandler(logError));
   return app;
 }
