@@ -3,7 +3,6 @@
 import cluster from 'node:cluster';
 import { type Env, parseEnv } from './env';
 import { createLogger } from './logger';
-import { startServer } from './server';
 import { runPrimary, workerAssignment } from './workers';
 
 let env;
@@ -26,6 +25,8 @@ if (env.workers > 1 && cluster.isPrimary) {
 
 async function serve(env: Env) {
   const assigned = cluster.isWorker ? await workerAssignment() : undefined;
+  // Loaded here, not at the top: a cluster's primary serves nothing and need not hold the HTTP stack in memory.
+  const { startServer } = await import('./server');
   try {
     const server = await startServer({
       port: env.port,
