@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import { openDatabase } from '../src/connection';
 import { startEmbeddedPostgres } from '../src/embedded-postgres';
 import { migrateDatabase, migrateToLatest } from '../src/migrate';
@@ -54,23 +54,28 @@ export async function setUpTestDatabases(provide: (cluster: { adminUrl: string; 
 
 let sequence = 0;
 
+/** Creates database `<prefix>_<pid>_<time>_<n>` from a template on the server of `serverUrl`; its URL. */
+async function createDatabase(serverUrl: string, prefix: string, template: string): Promise<{ name: string; url: string }> {
+  sequence += 1;
+  const name = `${prefix}_${process.pid}_${Date.now().toString(36)}_${sequence}`;
+  const admin = new pg.Client(serverUrl);
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name} template ${template}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { name, url: url.href };
+}
+
 /** A migrated database for this test file: TEST_DATABASE_URL, or a fresh copy of the embedded cluster's template. */
 export async function testDatabaseUrl(): Promise<string> {
   if (process.env.TEST_DATABASE_URL) return process.env.TEST_DATABASE_URL;
   const cluster = inject('embeddedCluster');
   if (!cluster) throw new Error('no embedded test cluster: run the tests through vitest (its global setup starts one)');
-  sequence += 1;
-  const name = `test_${process.pid}_${Date.now().toString(36)}_${sequence}`;
-  const admin = new pg.Client(cluster.adminUrl);
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name} template ${cluster.template}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(cluster.adminUrl);
-  url.pathname = `/${name}`;
-  return url.href;
+  return (await createDatabase(cluster.adminUrl, 'test', cluster.template)).url;
 }
 
 /**
@@ -78,19 +83,20 @@ export async function testDatabaseUrl(): Promise<string> {
  * database on its server.
  */
 export async function emptyTestDatabaseUrl(): Promise<string> {
-  const cluster = inject('embeddedCluster');
-  const base = process.env.TEST_DATABASE_URL ?? cluster?.adminUrl;
-  if (!base) throw new Error('no embedded test cluster: run the tests through vitest (its global setup starts one)');
-  sequence += 1;
-  const name = `test_empty_${process.pid}_${Date.now().toString(36)}_${sequence}`;
-  const admin = new pg.Client(base);
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name} template template0`);
-  } finally {
-    await admin.end();
+  const server = process.env.TEST_DATABASE_URL ?? inject('embeddedCluster')?.adminUrl;
+  if (!server) throw new Error('no embedded test cluster: run the tests through vitest (its global setup starts one)');
+  const { name, url } = await createDatabase(server, 'test_empty', 'template0');
+  // On a PostgreSQL of the machine it would outlive the run (the embedded cluster goes with its folder).
+  if (process.env.TEST_DATABASE_URL) {
+    afterAll(async () => {
+      const dropper = new pg.Client(server);
+      await dropper.connect();
+      try {
+        await dropper.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await dropper.end();
+      }
+    });
   }
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return url.href;
+  return url;
 }
