@@ -14,6 +14,9 @@ export interface ContextDeps {
   /** Group-committing writer of ingested events. */
   eventWriter: EventWriter;
   knownApps: KnownApps;
+  /** The collector's address as clients reach it (PUBLIC_URL): the base of every app's DSN. A function, because a
+   * server on an ephemeral port knows its address only once it listens. */
+  publicUrl: () => string;
 }
 
 export interface ContextInner extends ContextDeps {

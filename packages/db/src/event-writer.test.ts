@@ -1,4 +1,5 @@
 // Group commit against a real database: a fresh one in the embedded cluster, or PostgreSQL with TEST_DATABASE_URL.
+import { randomBytes } from 'node:crypto';
 import type { StoredEvent } from '@collector/domain';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../test/database';
@@ -15,7 +16,7 @@ await database.db.insertInto('users').values({ id: userId, email: `${userId}@exa
 
 async function newApp(name: string) {
   const appKey = `web_${name}${suffix}${Math.random().toString(36).slice(2, 8)}`;
-  await insertApp(database.db, { app_key: appKey, user_id: userId, name, type: 'web', created_at: 0 });
+  await insertApp(database.db, { app_key: appKey, user_id: userId, name, type: 'web', created_at: 0, public_key: randomBytes(16).toString('hex') });
   return appKey;
 }
 

@@ -26,6 +26,11 @@ const envSchema = z
     TRUST_PROXY: z.string().min(1).optional(),
     /** Collector processes sharing the port (node:cluster); each has its own pool of DATABASE_POOL_SIZE connections. */
     WORKERS: integer(1, 1, 64),
+    /**
+     * The collector's address as SDKs and browsers reach it (behind a proxy: the proxy's), the base of every app's DSN.
+     * Unset: http://localhost:<PORT>, with the port actually bound.
+     */
+    PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .transform((env) => ({
@@ -39,6 +44,7 @@ const envSchema = z
     ingestRateBurst: env.INGEST_RATE_BURST,
     trustProxy: env.TRUST_PROXY,
     workers: env.WORKERS,
+    publicUrl: env.PUBLIC_URL,
     logLevel: env.LOG_LEVEL,
   }));
 

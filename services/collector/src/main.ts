@@ -38,6 +38,7 @@ async function serve(env: Env) {
       databasePoolSize: env.databasePoolSize,
       rateLimits: { ingestPerSecond: env.ingestRateLimit, ingestBurst: env.ingestRateBurst },
       trustProxy: env.trustProxy,
+      publicUrl: env.publicUrl,
       logger,
     });
     const where = env.databaseUrl ? 'PostgreSQL' : env.embedded === 'pglite' ? `PGlite in ${env.dataDir}` : `embedded PostgreSQL in ${env.dataDir}`;

@@ -19,6 +19,8 @@ export interface StartOptions {
   databasePoolSize?: number;
   rateLimits?: Partial<RateLimitConfig>;
   trustProxy?: string | undefined;
+  /** The base of every app's DSN; default http://localhost:<the port bound>. */
+  publicUrl?: string | undefined;
   clock?: () => number;
   logger: Logger;
 }
@@ -61,9 +63,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     await database.close();
     await embedded?.stop();
   };
+  let boundPort = options.port;
   const app = createApp({
     database,
     logger,
+    publicUrl: () => options.publicUrl ?? `http://localhost:${boundPort}`,
     clock: options.clock,
     trustProxy: options.trustProxy,
     rateLimits: { ...defaultRateLimits, ...options.rateLimits },
@@ -90,6 +94,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw error;
   });
   const { port } = server.address() as AddressInfo;
+  boundPort = port;
   return {
     url: `http://localhost:${port}`,
     database,

@@ -23,6 +23,7 @@ const callerAs = (authorization?: string) =>
       rateLimiters: createRateLimiters(defaultRateLimits, database.db),
       eventWriter: new EventWriter(database.db),
       knownApps: new KnownApps(database.db),
+      publicUrl: () => 'http://localhost:3100',
       authorization,
       clientAddress: '192.0.2.1',
       requestId: 'test',
