@@ -6,7 +6,7 @@ import { appRouter } from './router';
 import type { Meta } from './trpc';
 
 export interface RestRoute {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   /** OpenAPI form, `/api/issues/{id}`. */
   path: string;
   pattern: RegExp;
@@ -40,13 +40,13 @@ function numericKeys(input: SchemaLike | undefined): Set<string> {
   return new Set(Object.keys(shape).filter((key) => unwrapped(shape[key])?._zod?.def?.type === 'number'));
 }
 
-/** What any POST body can get wrong, and what any path answers to another method. */
+/** What any POST or PATCH body can get wrong, and what any path answers to another method. */
 const BODY_ERRORS: ErrorCode[] = ['INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
 
 export const restRoutes: RestRoute[] = [];
 forEachOpenApiProcedure(appRouter._def.procedures, ({ path: procedurePath, procedure, meta }) => {
   const { openapi, contract } = meta as Meta & { openapi: NonNullable<Meta['openapi']> };
-  if (openapi.method !== 'GET' && openapi.method !== 'POST') throw new Error(`${procedurePath}: only GET and POST are routed`);
+  if (openapi.method !== 'GET' && openapi.method !== 'POST' && openapi.method !== 'PATCH') throw new Error(`${procedurePath}: only GET, POST and PATCH are routed`);
   const path = normalizePath(openapi.path);
   const [input] = (procedure as unknown as { _def: { inputs: unknown[] } })._def.inputs;
   restRoutes.push({
@@ -55,7 +55,7 @@ forEachOpenApiProcedure(appRouter._def.procedures, ({ path: procedurePath, proce
     pattern: getPathRegExp(path),
     procedurePath,
     status: contract?.status ?? 200,
-    errors: [...new Set([...(contract?.errors ?? []), ...(openapi.method === 'POST' ? BODY_ERRORS : []), 'METHOD_NOT_ALLOWED' as const])],
+    errors: [...new Set([...(contract?.errors ?? []), ...(openapi.method !== 'GET' ? BODY_ERRORS : []), 'METHOD_NOT_ALLOWED' as const])],
     contentTypes: openapi.contentTypes ?? ['application/json'],
     takesInput: (input as SchemaLike | undefined)?._zod?.def?.type !== 'void',
     numericQuery: numericKeys(input as SchemaLike | undefined),

@@ -8,6 +8,8 @@ import { registerRoute } from './routers/auth/register';
 import { ingestRoute } from './routers/events/ingest';
 import { getIssueRoute } from './routers/issues/get';
 import { listIssuesRoute } from './routers/issues/list';
+import { updateIssueRoute } from './routers/issues/update';
+import { updateIssuesRoute } from './routers/issues/update-many';
 import { overviewRoute } from './routers/overview/get';
 import { timeseriesRoute } from './routers/overview/timeseries';
 import { router } from './trpc';
@@ -17,7 +19,7 @@ export const appRouter = router({
   auth: router({ register: registerRoute, login: loginRoute, logout: logoutRoute, me: meRoute }),
   apps: router({ list: listAppsRoute, create: createAppRoute }),
   overview: router({ get: overviewRoute, timeseries: timeseriesRoute }),
-  issues: router({ list: listIssuesRoute, get: getIssueRoute }),
+  issues: router({ list: listIssuesRoute, get: getIssueRoute, update: updateIssueRoute, updateMany: updateIssuesRoute }),
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,5 +1,5 @@
 // Response shapes shared by several routes, and strict parsers for query strings.
-import { appTypes, isStorableText, limits, storedEventSchema, UNSTORABLE_MESSAGE } from '@collector/domain';
+import { appTypes, eventLevels, isStorableText, issueStatuses, limits, storedEventSchema, UNSTORABLE_MESSAGE } from '@collector/domain';
 import { z } from 'zod';
 
 const epochMs = z.int().min(0).meta({ description: 'Milliseconds since the Unix epoch' });
@@ -30,8 +30,16 @@ export const ZIssueSchema = z
     userCount: z.int().meta({ description: 'Distinct anonymousIds among its events' }),
     firstSeenAt: epochMs,
     lastSeenAt: epochMs,
+    status: z.enum(issueStatuses).meta({ description: 'New issues are unresolved; an event for a resolved issue makes it unresolved again (a regression)' }),
+    statusChangedAt: epochMs.nullable().meta({ description: 'When the issue took its status: when it was created, changed by PATCH, or regressed (null for issues older than triage)' }),
+    regressedAt: epochMs.nullable().meta({ description: 'When an event last reopened it after it was resolved (the receipt of that event); null if never' }),
+    culprit: z.string().nullable().meta({ description: 'Where it happens: `function (file)` of the innermost in-app stack frame, or a failed request’s method and URL path' }),
+    level: z.enum(eventLevels).meta({ description: 'Level of its latest event; error when the event had none' }),
+    lastRelease: z.string().nullable().meta({ description: 'Release of its latest event that had one' }),
   })
   .meta({ id: 'Issue' });
+
+export const ZIssueStatusSchema = z.enum(issueStatuses);
 
 export const ZEventSchema = storedEventSchema.extend({ receivedAt: epochMs }).meta({ id: 'Event' });
 

@@ -112,7 +112,7 @@ describe('EventWriter when the database is unavailable', () => {
     await settle();
     expect(statements).toHaveLength(2);
     statements[1]?.succeed();
-    expect(await next).toEqual({ stored: 1, duplicates: 0 });
+    expect(await next).toMatchObject({ stored: 1, duplicates: 0 });
   });
 
   it('leaves a statement still in flight alone: only the queue fails with the one that lost the database', async () => {
@@ -129,7 +129,7 @@ describe('EventWriter when the database is unavailable', () => {
     expect(await first).toEqual({ error: lost });
     expect(await queued).toEqual({ error: lost });
     statements[1]?.succeed();
-    expect(await second).toEqual({ value: { stored: 1, duplicates: 0 } });
+    expect(await second).toMatchObject({ value: { stored: 1, duplicates: 0 } });
     expect(statements).toHaveLength(2);
   });
 
@@ -145,6 +145,6 @@ describe('EventWriter when the database is unavailable', () => {
     await settle();
     expect(statements).toHaveLength(2);
     statements[1]?.succeed();
-    expect(await queued).toEqual({ value: { stored: 1, duplicates: 0 } });
+    expect(await queued).toMatchObject({ value: { stored: 1, duplicates: 0 } });
   });
 });

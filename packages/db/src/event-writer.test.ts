@@ -41,7 +41,7 @@ describe('EventWriter', () => {
     // One statement in flight, the other 19 batches wait to be merged into the next.
     expect(writer.waiting).toBe(19);
     const results = await Promise.all(writes);
-    expect(results).toEqual(Array.from({ length: 20 }, () => ({ stored: 1, duplicates: 0 })));
+    expect(results).toMatchObject(Array.from({ length: 20 }, () => ({ stored: 1, duplicates: 0 })));
     for (const appKey of [one, two]) {
       const totals = await database.db.selectFrom('app_totals').selectAll().where('app_key', '=', appKey).executeTakeFirstOrThrow();
       expect(totals).toMatchObject({ events: 10, errors: 10, issues: 1, users: 10 });
@@ -56,9 +56,9 @@ describe('EventWriter', () => {
     const blocker = writer.write({ appKey, events: [event(appKey, 'first')], receivedAt: now });
     const a = writer.write({ appKey, events: [event(appKey, 'shared', { message: 'from a' }), event(appKey, 'a-only')], receivedAt: now });
     const b = writer.write({ appKey, events: [event(appKey, 'shared', { message: 'from b' })], receivedAt: now });
-    expect(await blocker).toEqual({ stored: 1, duplicates: 0 });
-    expect(await a).toEqual({ stored: 2, duplicates: 0 });
-    expect(await b).toEqual({ stored: 0, duplicates: 1 });
+    expect(await blocker).toMatchObject({ stored: 1, duplicates: 0 });
+    expect(await a).toMatchObject({ stored: 2, duplicates: 0 });
+    expect(await b).toMatchObject({ stored: 0, duplicates: 1 });
     const stored = await database.db.selectFrom('events').select(['payload']).where('app_key', '=', appKey).where('event_id', '=', 'evt_shared').execute();
     expect(stored.map((row) => row.payload.message)).toEqual(['from a']);
     const totals = await database.db.selectFrom('app_totals').selectAll().where('app_key', '=', appKey).executeTakeFirstOrThrow();

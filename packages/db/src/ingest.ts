@@ -7,13 +7,23 @@ import { HOUR, limits, type StoredEvent } from '@collector/domain';
 import type { Kysely } from 'kysely';
 import type { Database } from './schema';
 import { eventRow } from './write-path/events';
-import { storeStatement } from './write-path/statement';
+import { type StatementRow, storeStatement } from './write-path/statement';
 
 export interface StoreResult {
   /** Events written by this batch. */
   stored: number;
   /** Events whose eventId was already stored (before, or earlier in the same batch or group). */
   duplicates: number;
+  /** Issues that this batch's stored events created or reopened (a group's change is told to each batch that took part). */
+  issueChanges: IssueChange[];
+}
+
+/** An issue the statement created, or reopened because it was resolved (a regression): see write-path/issues.ts. */
+export interface IssueChange {
+  appKey: string;
+  fingerprint: string;
+  created: boolean;
+  regressed: boolean;
 }
 
 export interface Batch {
@@ -60,15 +70,37 @@ export async function storePreparedBatches(db: Kysely<Database>, batches: readon
     });
   });
   const stored = batches.map(() => 0);
+  const issueChanges = batches.map((): IssueChange[] => []);
   if (rows.length > 0) {
     // Hour lists keep what any event still to come can need: none is older than maxEventAgeMs when received (a margin
     // of two days covers batches waiting in a queue and clocks that disagree).
     const keepFrom = Math.floor((Math.min(...batches.map((batch) => batch.receivedAt)) - limits.maxEventAgeMs) / HOUR) - 48;
-    const { rows: inserted } = await storeStatement(`[${rows.join(',')}]`, keepFrom).execute(db);
-    for (const row of inserted) {
+    const { rows: answer } = await storeStatement(`[${rows.join(',')}]`, keepFrom).execute(db);
+    // Which batches stored events of each issue, to tell them of its change.
+    const batchesOfIssue = new Map<string, Set<number>>();
+    const changes: StatementRow[] = [];
+    for (const row of answer) {
+      if (row.event_id === null) {
+        changes.push(row);
+        continue;
+      }
       const index = owner.get(`${row.app_key}\u0000${row.event_id}`);
-      if (index !== undefined) stored[index] = (stored[index] ?? 0) + 1;
+      if (index === undefined) continue;
+      stored[index] = (stored[index] ?? 0) + 1;
+      const issueKey = `${row.app_key}\u0000${row.fingerprint}`;
+      let indexes = batchesOfIssue.get(issueKey);
+      if (!indexes) batchesOfIssue.set(issueKey, (indexes = new Set()));
+      indexes.add(index);
+    }
+    for (const change of changes) {
+      for (const index of batchesOfIssue.get(`${change.app_key}\u0000${change.fingerprint}`) ?? []) {
+        issueChanges[index]?.push({ appKey: change.app_key, fingerprint: change.fingerprint, created: change.created === true, regressed: change.regressed === true });
+      }
     }
   }
-  return batches.map((batch, index) => ({ stored: stored[index] ?? 0, duplicates: batch.eventIds.length - (stored[index] ?? 0) }));
+  return batches.map((batch, index) => ({
+    stored: stored[index] ?? 0,
+    duplicates: batch.eventIds.length - (stored[index] ?? 0),
+    issueChanges: issueChanges[index] ?? [],
+  }));
 }

@@ -1,4 +1,17 @@
-import { type Issue, type IssueCursor, issueId, type StoredEvent } from '@collector/domain';
+import {
+  dailySeries,
+  type EventCursor,
+  type EventLevel,
+  type EventType,
+  type Issue,
+  type IssueCursor,
+  type IssueSort,
+  type IssueStatus,
+  issueBreakdownEvents,
+  issueId,
+  issueSeriesDays,
+  type StoredEvent,
+} from '@collector/domain';
 import { type Kysely, sql } from 'kysely';
 import type { Database, IssueRow } from './schema';
 
@@ -13,43 +26,83 @@ export function toIssue(row: IssueRow): Issue {
     userCount: row.user_count,
     firstSeenAt: row.first_seen_at,
     lastSeenAt: row.last_seen_at,
+    status: row.status as IssueStatus,
+    statusChangedAt: row.status_changed_at,
+    regressedAt: row.regressed_at,
+    culprit: row.culprit,
+    level: row.level as EventLevel,
+    lastRelease: row.last_release,
   };
+}
+
+/** The column each sort of the list reads, descending. */
+const sortColumns = {
+  lastSeen: 'last_seen_at',
+  firstSeen: 'first_seen_at',
+  events: 'event_count',
+  users: 'user_count',
+} as const satisfies Record<IssueSort, keyof IssueRow>;
+
+/** The value a cursor keeps of an issue: its sort key. */
+export function sortValue(row: IssueRow, sort: IssueSort): number {
+  return row[sortColumns[sort]];
 }
 
 export interface IssueListQuery {
   userId: string;
   appKey?: string | undefined;
+  statuses?: readonly IssueStatus[] | undefined;
+  /** Case-insensitive substring of the message, errorType or culprit. */
+  search?: string | undefined;
+  type?: EventType | undefined;
+  release?: string | undefined;
+  environment?: string | undefined;
+  sort: IssueSort;
   after?: IssueCursor | undefined;
   limit: number;
 }
 
 /**
- * The user's issues, newest lastSeenAt first (ties: appKey, then fingerprint, descending); reads one row more than asked
- * to tell whether a next page exists. Each app's issues come in that order from issues_app_last_seen, so the page is
- * merged from at most limit + 1 rows of each app, starting at the cursor: the cost does not grow with the issues
- * skipped. The cursor (lastSeenAt, appKey, fingerprint) becomes, for each app, a bound on (last_seen_at, fingerprint)
- * that the index can seek to: an app after the cursor's (in the descending order) may take last_seen_at = lastSeenAt,
- * one before it only older, and the cursor's own app continues after its fingerprint ('' sorts before any fingerprint).
+ * The user's issues that match the filters, in the sort's order (ties: appKey, then fingerprint, descending), with how
+ * many match in all; reads one row more than asked to tell whether a next page exists.
+ * The filters are read from the user's issue rows, which are few (thousands, against millions of events): one bounded
+ * scan finds the matching keys, once for the count and once for the page, which seeks past the cursor on the sort key.
+ * The search reads search_text, lower-cased when the issue was written, so a search costs a byte search per issue.
+ * Release and environment come from issue_facets, whose key finds an app's issues seen with a value.
  */
-export async function listIssues(db: Kysely<Database>, query: IssueListQuery): Promise<{ rows: IssueRow[]; hasMore: boolean }> {
+export async function listIssues(db: Kysely<Database>, query: IssueListQuery): Promise<{ rows: IssueRow[]; hasMore: boolean; total: number }> {
   const take = query.limit + 1;
+  const column = sql.ref(`i.${sortColumns[query.sort]}`);
+  const conditions = [sql`a.user_id = ${query.userId}`];
+  if (query.appKey !== undefined) conditions.push(sql`a.app_key = ${query.appKey}`);
+  if (query.statuses !== undefined) conditions.push(sql`i.status in (${sql.join(query.statuses)})`);
+  if (query.type !== undefined) conditions.push(sql`i.type = ${query.type}`);
+  if (query.search !== undefined) {
+    conditions.push(sql`strpos(i.search_text, lower(${query.search})) > 0`);
+  }
+  for (const facet of ['release', 'environment'] as const) {
+    const value = query[facet];
+    if (value === undefined) continue;
+    conditions.push(sql`exists (select from issue_facets f where f.app_key = i.app_key and f.facet = ${facet} and f.value = ${value} and f.fingerprint = i.fingerprint)`);
+  }
   const after = query.after;
-  const bound = after
-    ? sql`and (i.last_seen_at, i.fingerprint) < (
-        case when a.app_key < ${after.appKey} then ${after.lastSeenAt}::int8 + 1 else ${after.lastSeenAt}::int8 end,
-        case when a.app_key = ${after.appKey} then ${after.fingerprint} else '' end)`
-    : sql``;
-  const one = query.appKey === undefined ? sql`` : sql`and a.app_key = ${query.appKey}`;
-  const { rows } = await sql<IssueRow>`
-    select i.* from apps a
-    cross join lateral (
-      select * from issues i where i.app_key = a.app_key ${bound}
-      order by i.last_seen_at desc, i.fingerprint desc limit ${take}
-    ) i
-    where a.user_id = ${query.userId} ${one}
-    order by i.last_seen_at desc, i.app_key desc, i.fingerprint desc
-    limit ${take}`.execute(db);
-  return { rows: rows.slice(0, query.limit), hasMore: rows.length > query.limit };
+  const bound = after ? sql`where (m.sort_key, m.app_key, m.fingerprint) < (${after.value}::int8, ${after.appKey}, ${after.fingerprint})` : sql``;
+  const { rows } = await sql<IssueRow & { total: number }>`
+    with matching as materialized (
+      select i.app_key, i.fingerprint, ${column} as sort_key from issues i join apps a on a.app_key = i.app_key
+      where ${sql.join(conditions, sql` and `)}
+    ),
+    page as (
+      select m.app_key, m.fingerprint, m.sort_key from matching m ${bound}
+      order by m.sort_key desc, m.app_key desc, m.fingerprint desc limit ${take}
+    )
+    select t.total, i.* from (select count(*)::int8 as total from matching) t
+    left join page p on true
+    left join issues i on i.app_key = p.app_key and i.fingerprint = p.fingerprint
+    order by p.sort_key desc, p.app_key desc, p.fingerprint desc`.execute(db);
+  const total = rows[0]?.total ?? 0;
+  const issues = rows.filter((row) => row.app_key !== null).map(({ total: _total, ...row }) => row as IssueRow);
+  return { rows: issues.slice(0, query.limit), hasMore: issues.length > query.limit, total };
 }
 
 export async function findIssue(db: Kysely<Database>, query: { userId: string; appKey: string; fingerprint: string }): Promise<IssueRow | undefined> {
@@ -63,19 +116,96 @@ export async function findIssue(db: Kysely<Database>, query: { userId: string; a
     .executeTakeFirst();
 }
 
-/** An issue's events, newest first, each as it was stored plus the time it was received. */
+/** An issue's events, newest first, each as it was stored plus the time it was received; one more than asked when there are. */
 export async function listIssueEvents(
   db: Kysely<Database>,
-  query: { appKey: string; fingerprint: string; limit: number },
-): Promise<Array<StoredEvent & { receivedAt: number }>> {
-  const rows = await db
+  query: { appKey: string; fingerprint: string; limit: number; after?: EventCursor | undefined },
+): Promise<{ events: Array<StoredEvent & { receivedAt: number }>; hasMore: boolean }> {
+  const after = query.after;
+  let select = db
     .selectFrom('events')
     .select(['payload', 'received_at'])
     .where('app_key', '=', query.appKey)
-    .where('fingerprint', '=', query.fingerprint)
+    .where('fingerprint', '=', query.fingerprint);
+  if (after) select = select.where(sql<boolean>`(timestamp, event_id) < (${after.timestamp}::int8, ${after.eventId})`);
+  const rows = await select
     .orderBy('timestamp', 'desc')
     .orderBy('event_id', 'desc')
-    .limit(query.limit)
+    .limit(query.limit + 1)
     .execute();
-  return rows.map((row) => ({ ...row.payload, receivedAt: row.received_at }));
+  const events = rows.slice(0, query.limit).map((row) => ({ ...row.payload, receivedAt: row.received_at }));
+  return { events, hasMore: rows.length > query.limit };
+}
+
+const DAY = 86_400_000;
+
+/** Events per UTC day over the issue's last 30 days at `now`, oldest first, every day present: from issue_days. */
+export async function issueSeries(db: Kysely<Database>, query: { appKey: string; fingerprint: string; now: number }): Promise<Array<{ start: number; events: number }>> {
+  const firstDay = Math.floor(query.now / DAY) - issueSeriesDays + 1;
+  const rows = await db
+    .selectFrom('issue_days')
+    .select(['day', 'events'])
+    .where('app_key', '=', query.appKey)
+    .where('fingerprint', '=', query.fingerprint)
+    .where('day', '>=', firstDay)
+    .where('day', '<=', firstDay + issueSeriesDays - 1)
+    .execute();
+  return dailySeries(rows, query.now);
+}
+
+/** The newest stored events of an issue counted by release, environment and user agent (null: not sent). */
+export async function issueEventContexts(
+  db: Kysely<Database>,
+  query: { appKey: string; fingerprint: string },
+): Promise<Array<{ release: string | null; environment: string | null; userAgent: string | null; events: number }>> {
+  const { rows } = await sql<{ release: string | null; environment: string | null; userAgent: string | null; events: number }>`
+    select payload->>'release' as release, payload->>'environment' as environment, payload->>'userAgent' as "userAgent", count(*)::int8 as events
+    from (
+      select payload from events where app_key = ${query.appKey} and fingerprint = ${query.fingerprint}
+      order by timestamp desc, event_id desc limit ${issueBreakdownEvents}
+    ) e
+    group by 1, 2, 3`.execute(db);
+  return rows;
+}
+
+/** Sets one of the user's issues to a status; undefined when the user has no such issue. */
+export async function setIssueStatus(
+  db: Kysely<Database>,
+  query: { userId: string; appKey: string; fingerprint: string; status: IssueStatus; now: number },
+): Promise<IssueRow | undefined> {
+  const { rows } = await sql<IssueRow>`
+    update issues i set
+      status = ${query.status},
+      status_changed_at = case when i.status = ${query.status} then i.status_changed_at else ${query.now}::int8 end
+    from apps a
+    where a.app_key = i.app_key and a.user_id = ${query.userId} and i.app_key = ${query.appKey} and i.fingerprint = ${query.fingerprint}
+    returning i.*`.execute(db);
+  return rows[0];
+}
+
+/**
+ * Sets the user's issues among `keys` to a status and says how many there were; keys of other users' issues, or of
+ * none, are skipped. The rows are locked in key order first, the order the write path locks them in, so a bulk change
+ * and a batch of events never wait on each other in a cycle.
+ */
+export async function setIssuesStatus(
+  db: Kysely<Database>,
+  query: { userId: string; keys: ReadonlyArray<{ appKey: string; fingerprint: string }>; status: IssueStatus; now: number },
+): Promise<number> {
+  if (query.keys.length === 0) return 0;
+  const keys = sql.join(query.keys.map((key) => sql`(${key.appKey}, ${key.fingerprint})`));
+  const { rows } = await sql<{ app_key: string }>`
+    with locked as (
+      select i.app_key, i.fingerprint from issues i join apps a on a.app_key = i.app_key
+      where a.user_id = ${query.userId} and (i.app_key, i.fingerprint) in (${keys})
+      order by i.app_key, i.fingerprint
+      for update of i
+    )
+    update issues i set
+      status = ${query.status},
+      status_changed_at = case when i.status = ${query.status} then i.status_changed_at else ${query.now}::int8 end
+    from locked l
+    where i.app_key = l.app_key and i.fingerprint = l.fingerprint
+    returning i.app_key`.execute(db);
+  return rows.length;
 }

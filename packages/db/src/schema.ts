@@ -60,6 +60,34 @@ export interface IssuesTable {
   user_count: Generated<number>;
   first_seen_at: number;
   last_seen_at: number;
+  status: Generated<string>;
+  status_changed_at: number | null;
+  regressed_at: number | null;
+  /** Whether the write path's last update of the row reopened a resolved issue (what its RETURNING reports). */
+  regressed_by_last_write: Generated<boolean>;
+  culprit: string | null;
+  level: Generated<string>;
+  last_release: string | null;
+  /** The event type of the issue's first event: error or request. */
+  type: Generated<string>;
+  /** lower(message, errorType and culprit, a line each): what the list's search reads. */
+  search_text: Generated<string>;
+}
+
+/** Events per issue and UTC day (day: ms / 86,400,000), for the issue's chart. */
+export interface IssueDaysTable {
+  app_key: string;
+  fingerprint: string;
+  day: number;
+  events: number;
+}
+
+/** The releases and environments (facet) each issue has been seen in, for the issue list's filters. */
+export interface IssueFacetsTable {
+  app_key: string;
+  facet: 'release' | 'environment';
+  value: string;
+  fingerprint: string;
 }
 
 /** Distinct anonymous ids per issue and per app: inserting with ON CONFLICT DO NOTHING tells which are new. */
@@ -142,6 +170,8 @@ export interface Database {
   events: EventsTable;
   issues: IssuesTable;
   issue_users: IssueUsersTable;
+  issue_days: IssueDaysTable;
+  issue_facets: IssueFacetsTable;
   app_users: AppUsersTable;
   app_hourly: AppHourlyTable;
   activity_hours: ActivityHoursTable;

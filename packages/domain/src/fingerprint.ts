@@ -73,7 +73,7 @@ function withoutLineAndColumn(location: string): string | null {
 }
 
 /** One stack line as [function, location], or null when it is not a frame (a header line, a message line). */
-function parseFrame(line: string): [string, string] | null {
+export function parseFrame(line: string): [string, string] | null {
   const text = line.trim();
   if (text.startsWith('at ')) {
     // V8: "at fn (file:1:2)", "at file:1:2", "at async fn (file:1:2)"
@@ -107,8 +107,8 @@ function fileName(location: string): string {
 }
 
 /** Frames sit at the top; a stack this long or a line this wide is noise, not more evidence. */
-const STACK_SCAN_LINES = 100;
-const FRAME_LINE_CHARS = 1024;
+export const STACK_SCAN_LINES = 100;
+export const FRAME_LINE_CHARS = 1024;
 
 /** The first frames of a stack trace as "function@file", line and column left out so a redeploy keeps the group. */
 export function topFrames(stack: string, count = 5): string[] {

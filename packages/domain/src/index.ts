@@ -1,6 +1,7 @@
 export * from './account';
 export * from './app';
 export * from './app-schemas';
+export * from './culprit';
 export * from './errors';
 export * from './event';
 export * from './fingerprint';
@@ -14,3 +15,5 @@ export * from './sentry/limits';
 export * from './text';
 export * from './validation';
 export * from './timeseries';
+export * from './triage';
+export * from './user-agent';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, issueId, parseIssueId } from './issue';
+import { decodeCursor, decodeEventCursor, encodeCursor, encodeEventCursor, issueId, parseIssueId } from './issue';
 
 const toBase64Url = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 
@@ -38,17 +38,17 @@ describe('issueId / parseIssueId', () => {
 });
 
 describe('encodeCursor / decodeCursor', () => {
-  const cursor = { lastSeenAt: 1_700_000_000_123, appKey: 'web_abc123', fingerprint: 'TypeError:0123456789abcdef' };
+  const cursor = { sort: 'lastSeen' as const, value: 1_700_000_000_123, appKey: 'web_abc123', fingerprint: 'TypeError:0123456789abcdef' };
 
   it('round-trips', () => {
     expect(decodeCursor(encodeCursor(cursor))).toEqual(cursor);
-    const zero = { lastSeenAt: 0, appKey: 'a', fingerprint: 'b' };
+    const zero = { sort: 'events' as const, value: 0, appKey: 'a', fingerprint: 'b' };
     expect(decodeCursor(encodeCursor(zero))).toEqual(zero);
   });
 
   it('is URL-safe base64 without padding', () => {
     // '>>>' and '???' encode to '+' and '/' in plain base64.
-    const awkward = { lastSeenAt: 1, appKey: 'web_>>>', fingerprint: 'x:???' };
+    const awkward = { sort: 'users' as const, value: 1, appKey: 'web_>>>', fingerprint: 'x:???' };
     const text = encodeCursor(awkward);
     expect(text).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(decodeCursor(text)).toEqual(awkward);
@@ -63,16 +63,18 @@ describe('encodeCursor / decodeCursor', () => {
 
   it('returns null for valid base64 of JSON of the wrong shape', () => {
     for (const json of [
-      '{"lastSeenAt":1,"appKey":"a","fingerprint":"b"}',
-      '[1,"a"]',
-      '[1,"a","b","extra"]',
-      '["1","a","b"]',
-      '[-1,"a","b"]',
-      '[1.5,"a","b"]',
-      '[1,"","b"]',
-      '[1,"a",""]',
-      `[1,"${'a'.repeat(129)}","b"]`,
-      `[1,"a","${'b'.repeat(201)}"]`,
+      '{"sort":"lastSeen","value":1,"appKey":"a","fingerprint":"b"}',
+      '["lastSeen",1,"a"]',
+      '["lastSeen",1,"a","b","extra"]',
+      '["lastSeen","1","a","b"]',
+      '["lastSeen",-1,"a","b"]',
+      '["lastSeen",1.5,"a","b"]',
+      '["lastSeen",1,"","b"]',
+      '["lastSeen",1,"a",""]',
+      '["newest",1,"a","b"]',
+      '[1,"a","b"]',
+      `["lastSeen",1,"${'a'.repeat(129)}","b"]`,
+      `["lastSeen",1,"a","${'b'.repeat(201)}"]`,
       '[1,2,3]',
       'null',
       '42',
@@ -84,7 +86,7 @@ describe('encodeCursor / decodeCursor', () => {
   });
 
   it('accepts the longest fields the schema allows', () => {
-    const longest = { lastSeenAt: 5, appKey: 'a'.repeat(128), fingerprint: 'b'.repeat(200) };
+    const longest = { sort: 'firstSeen' as const, value: 5, appKey: 'a'.repeat(128), fingerprint: 'b'.repeat(200) };
     expect(decodeCursor(encodeCursor(longest))).toEqual(longest);
   });
 
@@ -93,5 +95,18 @@ describe('encodeCursor / decodeCursor', () => {
     expect(decodeCursor('A'.repeat(100_000))).toBeNull();
     // Over-long even though the tail would decode to a valid cursor.
     expect(decodeCursor(encodeCursor(cursor) + 'A'.repeat(600))).toBeNull();
+  });
+});
+
+describe('encodeEventCursor / decodeEventCursor', () => {
+  it('round-trips and refuses other shapes, issue cursors included', () => {
+    const cursor = { timestamp: 1_700_000_000_123, eventId: 'evt_abc-1' };
+    expect(decodeEventCursor(encodeEventCursor(cursor))).toEqual(cursor);
+    expect(encodeEventCursor(cursor)).toMatch(/^[A-Za-z0-9_-]+$/);
+    for (const json of ['[1]', '["1","evt_a"]', '[1.5,"evt_a"]', '[1,""]', '{"timestamp":1,"eventId":"evt_a"}']) {
+      expect(decodeEventCursor(toBase64Url(json))).toBeNull();
+    }
+    expect(decodeEventCursor(encodeCursor({ sort: 'lastSeen', value: 1, appKey: 'a', fingerprint: 'b' }))).toBeNull();
+    expect(decodeEventCursor('!!!')).toBeNull();
   });
 });

@@ -1,6 +1,8 @@
 // Issues: events grouped by app and fingerprint, their ids and paging cursors.
 import { z } from 'zod';
 import { isStorableText } from './text';
+import type { EventLevel } from './event';
+import { type IssueSort, issueSorts, type IssueStatus } from './triage';
 
 export interface Issue {
   id: string;
@@ -12,6 +14,14 @@ export interface Issue {
   userCount: number;
   firstSeenAt: number;
   lastSeenAt: number;
+  status: IssueStatus;
+  /** When the status last changed, by a person or by a regression; null while it never has. */
+  statusChangedAt: number | null;
+  /** When an event last reopened the issue after it was resolved. */
+  regressedAt: number | null;
+  culprit: string | null;
+  level: EventLevel;
+  lastRelease: string | null;
 }
 
 export function issueId(appKey: string, fingerprint: string): string {
@@ -27,34 +37,62 @@ export function parseIssueId(id: string): { appKey: string; fingerprint: string 
   return { appKey: id.slice(0, colon), fingerprint };
 }
 
-/** Position after the last issue of a page, in the list's order (lastSeenAt desc, then id desc). */
+/**
+ * Position after the last issue of a page, in the list's order: the sort key descending, then appKey and fingerprint
+ * descending. The sort travels with it, so a cursor is never read in another order than the one that made it.
+ */
 export interface IssueCursor {
-  lastSeenAt: number;
+  sort: IssueSort;
+  /** The last issue's sort key: lastSeenAt, firstSeenAt, eventCount or userCount. */
+  value: number;
   appKey: string;
   fingerprint: string;
 }
 
+/** Position after the last event of an issue's page of events (newest first: timestamp, then eventId, descending). */
+export interface EventCursor {
+  timestamp: number;
+  eventId: string;
+}
+
 const cursorText = (max: number) => z.string().min(1).max(max).refine(isStorableText);
-const cursorSchema = z.tuple([z.int().min(0), cursorText(128), cursorText(200)]);
+const issueCursorSchema = z.tuple([z.enum(issueSorts), z.int().min(0), cursorText(128), cursorText(200)]);
+const eventCursorSchema = z.tuple([z.int(), cursorText(80)]);
 
 function toBase64Url(text: string): string {
   return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
+/** The JSON behind an opaque cursor, or undefined when the text is not one. */
+function cursorJson(text: string): unknown {
+  if (!/^[A-Za-z0-9_-]{1,600}$/.test(text)) return undefined;
+  try {
+    return JSON.parse(atob(text.replace(/-/g, '+').replace(/_/g, '/')));
+  } catch {
+    return undefined;
+  }
+}
+
 export function encodeCursor(cursor: IssueCursor): string {
-  return toBase64Url(JSON.stringify([cursor.lastSeenAt, cursor.appKey, cursor.fingerprint]));
+  return toBase64Url(JSON.stringify([cursor.sort, cursor.value, cursor.appKey, cursor.fingerprint]));
 }
 
 export function decodeCursor(text: string): IssueCursor | null {
-  if (!/^[A-Za-z0-9_-]{1,600}$/.test(text)) return null;
-  try {
-    const parsed = cursorSchema.safeParse(JSON.parse(atob(text.replace(/-/g, '+').replace(/_/g, '/'))));
-    if (!parsed.success) return null;
-    const [lastSeenAt, appKey, fingerprint] = parsed.data;
-    return { lastSeenAt, appKey, fingerprint };
-  } catch {
-    return null;
-  }
+  const parsed = issueCursorSchema.safeParse(cursorJson(text));
+  if (!parsed.success) return null;
+  const [sort, value, appKey, fingerprint] = parsed.data;
+  return { sort, value, appKey, fingerprint };
+}
+
+export function encodeEventCursor(cursor: EventCursor): string {
+  return toBase64Url(JSON.stringify([cursor.timestamp, cursor.eventId]));
+}
+
+export function decodeEventCursor(text: string): EventCursor | null {
+  const parsed = eventCursorSchema.safeParse(cursorJson(text));
+  if (!parsed.success) return null;
+  const [timestamp, eventId] = parsed.data;
+  return { timestamp, eventId };
 }
 
 export interface OverviewTotals {

@@ -191,17 +191,26 @@ describe(`dashboard in a browser (${backend})`, () => {
     const backOffice = await sendBatch(server, backOfficeKey, [makeEvent({ errorType: 'TypeError', message: 'navigation.push is not a function', platform: 'react-native', timestamp: minutesAgo(20), anonymousId: 'anon_zed' })]);
     expect(backOffice.body.accepted).toBe(1);
 
-    // The overview over all apps: the five totals, the chart, the latest issues.
+    // The overview over all apps: the five totals of the last 24 hours (the default period), the chart, the latest issues.
     await page.getByRole('button', { name: 'Refresh' }).click();
-    await waitForText(total('events'), String(shopEvents.length + 1));
-    expect(await total('errors').textContent()).toBe(String(shopEvents.length + 1 - 3));
+    await page.getByRole('heading', { name: 'Totals, the last 24 hours' }).waitFor();
+    await waitForText(total('events'), '12');
+    expect(await total('errors').textContent()).toBe('9');
     expect(await total('failedRequests').textContent()).toBe('3');
-    expect(await total('affectedUsers').textContent()).toBe('7'); // alice bob carol dave erin legacy zed
-    expect(await total('issues').textContent()).toBe(String(3 + FLAGS.length + 1));
+    expect(await total('affectedUsers').textContent()).toBe('6'); // alice bob carol dave erin zed
+    expect(await total('issues').textContent()).toBe('4');
     expect(await page.locator('svg rect.chart-errors').count()).toBeGreaterThan(3);
     expect(await page.locator('svg rect.chart-requests').count()).toBe(3);
+    // All time: the older one-off issues too, and the period in the URL.
+    await page.getByRole('button', { name: 'All time' }).click();
+    await page.getByRole('heading', { name: 'Totals, all time' }).waitFor();
+    await waitForText(total('events'), String(shopEvents.length + 1));
+    expect(new URL(page.url()).searchParams.get('range')).toBe('all');
+    expect(await total('errors').textContent()).toBe(String(shopEvents.length + 1 - 3));
+    expect(await total('affectedUsers').textContent()).toBe('7'); // and legacy
+    expect(await total('issues').textContent()).toBe(String(3 + FLAGS.length + 1));
     await page.getByText('No events yet').waitFor({ state: 'detached' });
-    await page.getByRole('region', { name: 'Latest issues' }).getByText("Cannot read properties of undefined (reading 'id')").waitFor();
+    await page.getByRole('region', { name: 'Latest unresolved issues' }).getByText("Cannot read properties of undefined (reading 'id')").waitFor();
     await shot('06-overview');
 
     // One app only.
@@ -212,7 +221,8 @@ describe(`dashboard in a browser (${backend})`, () => {
     await waitForText(total('events'), String(shopEvents.length + 1));
 
     // The 30-day chart shows the older issues too.
-    await page.getByRole('button', { name: 'Last 30 days' }).click();
+    await page.getByRole('button', { name: '30 days' }).click();
+    await page.getByRole('heading', { name: 'Totals, the last 30 days' }).waitFor();
     await page.getByText(/^\d+ events in the last \d+ days/).waitFor();
     await shot('07-overview-30-days');
 
@@ -247,7 +257,8 @@ describe(`dashboard in a browser (${backend})`, () => {
     // Open the issue with the keyboard: its stack, the latest event's breadcrumbs, the recent events.
     await page.getByRole('link', { name: /reading 'id'/ }).focus();
     await page.keyboard.press('Enter');
-    await heading(/Cannot read properties of undefined/).waitFor();
+    await heading(/TypeError\s*renderCart \(\/assets\/app\.3f9a2c1b\.js\)/).waitFor();
+    await page.getByText("Cannot read properties of undefined (reading 'id')", { exact: true }).waitFor();
     expect(await inPage<string>('document.activeElement?.tagName')).toBe('H1');
     await waitForText(page.locator('pre.stack'), /at renderCart \(https:\/\/shop\.example\/assets\/app\.3f9a2c1b\.js:10:20\)/);
     const crumbs = page.locator('ol.breadcrumbs li');
@@ -256,9 +267,9 @@ describe(`dashboard in a browser (${backend})`, () => {
     expect(await crumbs.nth(1).textContent()).toContain('{"durationMs":84}');
     const events = page.locator('table.events tbody tr');
     expect(await events.count()).toBe(6);
-    expect(await events.first().textContent()).toContain('session_a1');
     expect(await events.first().textContent()).toContain('anon_alice');
-    expect(await events.first().textContent()).toContain('1.4.2');
+    expect(await events.first().textContent()).toContain('Chrome 156 · Linux');
+    expect(await events.first().textContent()).toContain('shop@2.14.0');
     expect(await page.getByRole('region', { name: 'Context' }).textContent()).toContain('shop@2.14.0');
     await shot('10-issue');
     // An older event's own trail.
@@ -276,8 +287,10 @@ describe(`dashboard in a browser (${backend})`, () => {
     expect(await inPage<number>(pageWidth)).toBeLessThanOrEqual(390);
     await page.setViewportSize({ width: 1280, height: 860 });
     await page.emulateMedia({ colorScheme: 'dark' });
+    // The app chosen on the issues (Shop) comes along to the overview, which keeps its period (30 days).
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Overview' }).click();
-    await waitForText(total('events'), String(shopEvents.length + 1));
+    await waitForText(total('events'), String(shopEvents.length));
+    expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ app: appKey, range: '30d' });
     expect(await inPage<string>('getComputedStyle(document.documentElement).backgroundColor')).toBe('rgb(15, 17, 21)');
     await shot('13-overview-dark');
     await page.emulateMedia({ colorScheme: 'light' });
@@ -285,7 +298,7 @@ describe(`dashboard in a browser (${backend})`, () => {
     // An error state carries the API's message.
     await page.goto(`${base}/issues/${encodeURIComponent(`${appKey}:TypeError:nope`)}`);
     await page.getByRole('alert').getByText('Could not load this issue').waitFor();
-    expect(await page.getByRole('alert').textContent()).toContain('no such route, app or issue');
+    expect(await page.getByRole('alert').textContent()).toContain('It does not exist, or it belongs to another account.');
     await shot('14-issue-error');
 
     // Sign out: the token is forgotten here and refused by the API.
@@ -303,7 +316,7 @@ describe(`dashboard in a browser (${backend})`, () => {
     await page.getByLabel('Password').fill('not the passphrase');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').waitFor();
-    expect(await page.getByRole('alert').textContent()).toBe('wrong e-mail or password');
+    expect(await page.getByRole('alert').textContent()).toBe('That e-mail and password do not match an account.');
     await shot('16-sign-in-error');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -314,6 +327,141 @@ describe(`dashboard in a browser (${backend})`, () => {
     expect(requestedUrls.filter((url) => secrets.some((secret) => url.includes(secret)))).toEqual([]);
     expect(requestedUrls.filter((url) => !url.startsWith(base) && !url.startsWith('data:'))).toEqual([]);
     expect(browserErrors).toEqual([]);
+  }, 180_000);
+
+  it('triage: finds the loudest unresolved issue of a release, resolves it, sees it regress, ignores a noisy one', async () => {
+    const owner = await server.call('POST', '/api/auth/register', { body: { email: uniqueEmail(), password: PASSWORD } });
+    const token = owner.body.token as string;
+    const created = await server.call('POST', '/api/apps', { token, body: { name: 'Shop', type: 'web' } });
+    const appKey = created.body.app.appKey as string;
+    const items = "Cannot read properties of undefined (reading 'items')";
+    const at = (fn: string, file: string) => `TypeError: ${items}\n    at ${fn} (https://shop.example/assets/${file}.js:10:20)\n    at dispatch (https://shop.example/assets/vendor.js:1:1)`;
+    const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+    const safari = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
+    const release = (name: string, count: number, event: Record<string, unknown>) =>
+      Array.from({ length: count }, (_, i) => makeEvent({ release: name, environment: 'production', anonymousId: `anon_${name.replaceAll(".", "_")}_${i % 4}`, userAgent: i % 3 ? chrome : safari, timestamp: minutesAgo(5 + i * 90), ...event }));
+    const batch = [
+      ...release('2.0.0', 8, { fingerprint: 'TypeError:cart', message: items, stack: at('CartDrawer.render', 'cart') }),
+      ...release('2.0.0', 2, { fingerprint: 'TypeError:checkout', message: items, stack: at('CheckoutForm.submit', 'checkout') }),
+      ...release('2.0.0', 5, { fingerprint: 'Error:resize', errorType: 'Error', message: 'ResizeObserver loop completed with undelivered notifications.', stack: undefined }),
+      ...release('1.9.0', 12, { fingerprint: 'TypeError:old', message: 'this.items.map is not a function', stack: at('OrderHistory.render', 'orders') }),
+      makeEvent({ fingerprint: 'request:pay', type: 'request', errorType: undefined, message: undefined, stack: undefined, release: '2.0.0', request: { method: 'POST', url: 'https://shop.example/api/orders/8812/pay', status: 502 } }),
+    ];
+    expect((await sendBatch(server, appKey, batch)).body.accepted).toBe(batch.length);
+
+    const triage = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light', locale: 'en-US', timezoneId: 'UTC' });
+    await triage.addInitScript(`sessionStorage.setItem('collector.session', ${JSON.stringify(token)})`);
+    const tab = await triage.newPage();
+    tab.setDefaultTimeout(15_000);
+    const errors: string[] = [];
+    tab.on('pageerror', (error) => errors.push(error.message));
+    const triageShot = (name: string) => tab.screenshot({ path: `${artifacts}triage-${name}.png`, fullPage: true });
+    const rows = tab.locator('table.issues tbody tr');
+    const matches = tab.locator('.list-head p[role="status"]');
+    const within = async (locator: Locator, expected: string | RegExp) => {
+      const deadline = Date.now() + 15_000;
+      let last = '';
+      while (Date.now() < deadline) {
+        last = (await locator.count()) > 0 ? ((await locator.first().textContent()) ?? '').trim() : '';
+        if (typeof expected === 'string' ? last === expected : expected.test(last)) return;
+        await tab.waitForTimeout(100);
+      }
+      throw new Error(`expected ${String(expected)}, saw ${JSON.stringify(last)}`);
+    };
+
+    // Unresolved by default, with how many match.
+    await tab.goto(`${base}/issues`);
+    await tab.getByRole('heading', { level: 1, name: 'Issues' }).waitFor();
+    expect(await tab.getByRole('link', { name: 'Unresolved' }).getAttribute('aria-current')).toBe('page');
+    await within(matches, /^5 issues match/);
+
+    // The loudest unresolved issue of release 2.0.0: filter and sort, all in the URL.
+    await tab.getByLabel('Release').fill('2.0.0');
+    await tab.getByLabel('Release').press('Enter');
+    await within(matches, /^4 issues match/);
+    await tab.getByLabel('Sort by').selectOption({ label: 'Most events' });
+    await within(rows.first().locator('.issue-culprit'), 'CartDrawer.render (/assets/cart.js)');
+    const listUrl = new URL(tab.url());
+    expect(Object.fromEntries(listUrl.searchParams)).toEqual({ release: '2.0.0', sort: 'events' });
+    // The same message twice, told apart by the culprit; the failed request is labelled as one.
+    expect(await rows.nth(2).locator('.issue-culprit').textContent()).toBe('CheckoutForm.submit (/assets/checkout.js)');
+    expect(await rows.filter({ hasText: 'POST /api/orders/<id>/pay' }).locator('.issue-type').textContent()).toBe('Failed request');
+    await triageShot('01-list-release-by-events');
+
+    // Open it: chart, breakdown, "1–8 of 8 events"; resolve it.
+    await rows.first().getByRole('link').click();
+    await tab.getByRole('heading', { level: 1, name: /CartDrawer\.render/ }).waitFor();
+    await tab.getByText('1–8 of 8 events').waitFor();
+    const breakdown = tab.getByRole('region', { name: 'Where it happens' });
+    expect(await breakdown.textContent()).toContain('Chrome 131');
+    expect(await breakdown.textContent()).toContain('iOS 18.1');
+    expect(await tab.getByRole('region', { name: 'Events per day, last 30 days' }).textContent()).toContain('8 events in the last 30 days');
+    // Show scrolls to the event it shows; each event has its own link.
+    await tab.locator('table.events tbody tr').last().getByRole('button', { name: /^Show/ }).click();
+    await tab.getByText('picked event').waitFor();
+    expect(await tab.evaluate('window.scrollY')).toBeGreaterThan(200);
+    expect(new URL(tab.url()).searchParams.get('event')).toMatch(/^evt_/);
+    await tab.getByRole('button', { name: 'Resolve' }).click();
+    await tab.locator('.badge-resolved').waitFor();
+    await triageShot('02-issue-resolved');
+
+    // Back (Show replaced the address rather than adding a step): the list as it was, without the resolved issue.
+    await tab.goBack();
+    await within(matches, /^3 issues match/);
+    expect(new URL(tab.url()).search).toBe(listUrl.search);
+    expect(await tab.getByLabel('Release').inputValue()).toBe('2.0.0');
+    expect(await tab.getByLabel('Sort by').inputValue()).toBe('events');
+
+    // A new event brings it back as a regression.
+    expect((await sendBatch(server, appKey, [makeEvent({ fingerprint: 'TypeError:cart', message: items, release: '2.0.1' })])).body.accepted).toBe(1);
+    await tab.getByRole('button', { name: 'Refresh' }).click();
+    await within(matches, /^4 issues match/);
+    await within(rows.first().locator('.badge'), 'Regressed');
+    await triageShot('03-list-regressed');
+
+    // Ignore the noisy one from the list: select, Ignore; it moves to the Ignored tab.
+    await rows.filter({ hasText: 'ResizeObserver' }).getByRole('checkbox').check();
+    await tab.getByRole('group', { name: 'With the selected issues' }).getByRole('button', { name: 'Ignore' }).click();
+    await tab.getByText('1 issue ignored.').waitFor();
+    await within(matches, /^3 issues match/);
+    await tab.getByRole('link', { name: 'Ignored' }).click();
+    await within(rows.first().locator('.issue-message'), 'ResizeObserver loop completed with undelivered notifications.');
+    expect(new URL(tab.url()).searchParams.get('status')).toBe('ignored');
+
+    // Search; then another section and back: the list state comes along.
+    await tab.getByRole('link', { name: 'All' }).click();
+    await tab.getByLabel('Search').fill('checkout');
+    await tab.getByLabel('Search').press('Enter');
+    await within(matches, /^1 issue matches/);
+    const searched = tab.url();
+    await tab.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Overview' }).click();
+    await tab.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await tab.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Issues' }).click();
+    await within(matches, /^1 issue matches/);
+    expect(tab.url()).toBe(searched);
+
+    // Phone width: the list and the issue without sideways scrolling.
+    await tab.setViewportSize({ width: 390, height: 844 });
+    await tab.getByLabel('Search').fill('');
+    await tab.getByLabel('Search').press('Enter');
+    await tab.getByRole('link', { name: 'Unresolved' }).click();
+    await within(matches, /^3 issues match/);
+    await triageShot('04-list-phone');
+    expect(await tab.evaluate(pageWidth)).toBeLessThanOrEqual(390);
+    await rows.first().getByRole('link').click();
+    await tab.getByRole('heading', { level: 1, name: /CartDrawer\.render/ }).waitFor();
+    await tab.locator('.badge-regressed').waitFor();
+    await triageShot('05-issue-phone');
+    expect(await tab.evaluate(pageWidth)).toBeLessThanOrEqual(390);
+
+    // Signing out while the collector cannot be told says so.
+    await tab.route('**/trpc/auth.logout**', (route) => route.abort());
+    await tab.getByRole('button', { name: 'Sign out' }).click();
+    await tab.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+    expect(await tab.getByRole('status').textContent()).toContain('the collector could not be told');
+    await triageShot('06-signed-out-offline');
+    expect(errors).toEqual([]);
+    await triage.close();
   }, 180_000);
 
   it('serves the page for browser loads of dashboard paths, and JSON everywhere under /api', async () => {
@@ -342,6 +490,15 @@ describe(`dashboard in a browser (${backend})`, () => {
     const asset = await server.call('GET', script ?? '');
     expect(asset.status).toBe(200);
     expect(asset.headers.get('cache-control')).toContain('immutable');
+    // Compressed for browsers that take it: brotli first, else gzip; the favicon is there.
+    for (const [accept, encoding] of [['gzip, deflate, br', 'br'], ['gzip', 'gzip'], ['identity', null]] as const) {
+      const reply = await fetch(`${base}${script}`, { headers: { 'accept-encoding': accept } });
+      expect(reply.headers.get('content-encoding'), accept).toBe(encoding);
+      expect(reply.headers.get('vary')).toContain('Accept-Encoding');
+    }
+    const favicon = await server.call('GET', '/favicon.svg');
+    expect(favicon.status).toBe(200);
+    expect(favicon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
     expect((await server.call('GET', '/.build.json', { headers: html })).body).not.toContain('sourcesModifiedAt');
   });
 

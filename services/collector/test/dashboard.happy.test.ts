@@ -83,6 +83,12 @@ describe('issues list', () => {
       userCount: 1,
       firstSeenAt: base + 5000,
       lastSeenAt: base + 5000,
+      status: 'unresolved',
+      statusChangedAt: expect.any(Number),
+      regressedAt: null,
+      culprit: 'renderCart (/assets/app.3f9a2c1b.js)',
+      level: 'error',
+      lastRelease: null,
     });
   });
 

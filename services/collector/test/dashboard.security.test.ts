@@ -45,7 +45,7 @@ describe('dashboard authorization matrix', () => {
     const ownerPage = await server.call('GET', '/api/issues?limit=1', { token: owner.token });
     expect(ownerPage.body.issues).toHaveLength(1);
     // A cursor is a position, not a grant: the stranger gets only their own (empty) list from it.
-    const forged = Buffer.from(JSON.stringify([Date.now() + 1e9, appKey, 'zzz'])).toString('base64url');
+    const forged = Buffer.from(JSON.stringify(['lastSeen', Date.now() + 1e9, appKey, 'zzz'])).toString('base64url');
     const strangerPage = await server.call('GET', `/api/issues?cursor=${forged}`, { token: stranger.token });
     expect(strangerPage.status).toBe(200);
     expect(strangerPage.body.issues).toEqual([]);

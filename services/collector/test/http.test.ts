@@ -17,7 +17,7 @@ describe('routing', () => {
     ['GET', '/api/events/batch', 'POST'],
     ['PUT', '/api/auth/login', 'POST'],
     ['POST', '/api/overview', 'GET'],
-    ['DELETE', '/api/issues/x:y:z', 'GET'],
+    ['DELETE', '/api/issues/x:y:z', 'GET, PATCH'],
     ['PATCH', '/api/auth/me', 'GET'],
   ])('answers 405 METHOD_NOT_ALLOWED with Allow for %s %s', async (method, path, allow) => {
     const reply = await server.call(method, path);
@@ -105,6 +105,8 @@ describe('OpenAPI document', () => {
         'POST /api/auth/logout',
         'POST /api/auth/register',
         'POST /api/events/batch',
+        'PATCH /api/issues',
+        'PATCH /api/issues/{id}',
         'POST /api/{projectId}/envelope',
         'POST /api/{projectId}/store',
         'GET /sdk/collector.min.js',
@@ -116,6 +118,8 @@ describe('OpenAPI document', () => {
     expect(statuses['POST /api/events/batch']).toEqual(['200', '400', '403', '405', '413', '415', '429', '500', '503']);
     expect(statuses['POST /api/{projectId}/envelope']).toEqual(['200', '400', '403', '405', '413', '415', '429', '500', '503']);
     expect(statuses['GET /api/issues/{id}']).toEqual(['200', '400', '401', '404', '405', '500', '503']);
+    expect(statuses['PATCH /api/issues/{id}']).toEqual(['200', '400', '401', '404', '405', '413', '415', '500', '503']);
+    expect(statuses['PATCH /api/issues']).toEqual(['200', '400', '401', '405', '413', '415', '500', '503']);
     for (const operation of operations.filter((each) => each.route.includes('/api/') && !each.route.includes('openapi'))) {
       for (const [code, response] of Object.entries(operation.responses)) {
         if (Number(code) >= 400) expect(response.content['application/json'].schema, `${operation.route} ${code}`).toEqual({ $ref: '#/components/schemas/ErrorResponse' });

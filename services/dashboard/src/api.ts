@@ -46,6 +46,7 @@ export const session = {
 
 export const client: CollectorClient = createCollectorClient({ baseUrl: window.location.origin, token: () => token });
 
+export type { CollectorInputs } from '@collector/client';
 export type User = CollectorOutputs['auth']['me']['user'];
 export type App = CollectorOutputs['apps']['list']['apps'][number];
 export type AppType = App['type'];
@@ -55,16 +56,61 @@ export type IssuePage = CollectorOutputs['issues']['list'];
 export type Issue = IssuePage['issues'][number];
 export type IssueDetail = CollectorOutputs['issues']['get'];
 export type StoredEvent = IssueDetail['events'][number];
+export type IssueStatus = Issue['status'];
+export type Breakdown = IssueDetail['breakdown'];
 
 /** Every app type the API takes, in the order the form offers them; checked against the API's own type. */
 export const appTypes: readonly AppType[] = domainAppTypes;
 
-/** What to tell the user about a failed call: the API's own message, or that the collector did not answer. */
+/** Fields as the screens name them. */
+const fieldNames: Record<string, string> = {
+  email: 'E-mail',
+  password: 'Password',
+  name: 'Name',
+  type: 'Type',
+  q: 'Search',
+  release: 'Release',
+  environment: 'Environment',
+};
+
+/** One problem with one field, as a sentence for people rather than the API's `path: message`. */
+function sentenceFor(path: string, message: string): string {
+  if (path === 'password' && message.includes('most common')) return 'That password is too common: pick a longer or less predictable one.';
+  if (path === 'password') return 'The password needs 8 to 128 characters.';
+  if (path === 'email') return 'That does not look like an e-mail address.';
+  if (path === 'name') return 'Give the app a name of 1 to 100 characters.';
+  const field = fieldNames[path.split('.')[0] ?? ''] ?? 'A value';
+  return `${field} ${message}.`.replace(/\.\.$/, '.');
+}
+
+/** What to tell the user about a failed call, in their words: never a field path or an error code. */
 export function messageOf(error: unknown): string {
-  if (isCollectorError(error) && error.code === 'NETWORK_ERROR') return `Could not reach the collector (${error.message}). Is it running?`;
+  if (isCollectorError(error)) {
+    switch (error.code) {
+      case 'NETWORK_ERROR':
+        return 'Could not reach the collector. Check your connection, or whether it is running, and try again.';
+      case 'INVALID_CREDENTIALS':
+        return 'That e-mail and password do not match an account.';
+      case 'EMAIL_TAKEN':
+        return 'There is already an account with that e-mail. Sign in instead.';
+      case 'RATE_LIMITED':
+        return `Too many attempts. Try again in ${error.retryAfterSeconds ? countOfSeconds(error.retryAfterSeconds) : 'a minute'}.`;
+      case 'UNAVAILABLE':
+        return 'The collector cannot reach its database right now. Try again in a moment.';
+      case 'NOT_FOUND':
+        return 'It does not exist, or it belongs to another account.';
+      case 'INTERNAL':
+        return 'The collector failed to answer this (a bug on its side). Try again; if it keeps failing, tell whoever runs it.';
+      case 'VALIDATION_FAILED':
+        if (error.details.length > 0) return error.details.map((detail) => sentenceFor(detail.path, detail.message)).join(' ');
+        break;
+    }
+  }
   if (error instanceof Error) return error.message;
   return String(error);
 }
+
+const countOfSeconds = (seconds: number) => (seconds < 90 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`);
 
 /** A call refused for want of a valid session ends it: the user is asked to sign in again. */
 export function endSessionIfRefused(error: unknown): void {

@@ -1,6 +1,6 @@
 // Events over time as stacked bars (errors, failed requests), drawn in SVG: no chart library, no external assets.
 import type { Timeseries } from './api';
-import { countOf } from './numbers';
+import { countOf, formatNumber } from './numbers';
 
 const hourLabel = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 const dayLabel = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
@@ -23,15 +23,15 @@ export function EventsChart({ series }: { series: Timeseries }) {
   const summary =
     total === 0
       ? `No events in ${span}.`
-      : `${countOf(total, 'event')} in ${span}; the busiest ${bucket}, ${busiest ? label(busiest.start) : ''}, had ${busiest?.events ?? 0}.`;
+      : `${countOf(total, 'event')} in ${span}; the busiest ${bucket}, ${busiest ? label(busiest.start) : ''}, had ${formatNumber(busiest?.events ?? 0)}.`;
   const ticks = buckets.length > 0 ? [0, Math.floor((buckets.length - 1) / 2), buckets.length - 1] : [];
 
   return (
     <figure className="chart">
       <div className="chart-plot">
         <div className="chart-axis" aria-hidden="true">
-          <span>{peak}</span>
-          <span>{peak / 2}</span>
+          <span>{formatNumber(peak)}</span>
+          <span>{formatNumber(peak / 2)}</span>
           <span>0</span>
         </div>
         <svg viewBox={`0 0 ${width} ${HEIGHT}`} preserveAspectRatio="none" role="img" aria-label={summary}>
@@ -43,7 +43,7 @@ export function EventsChart({ series }: { series: Timeseries }) {
             const failed = scale(entry.failedRequests);
             return (
               <g key={entry.start}>
-                <title>{`${fullLabel.format(entry.start)}: ${entry.events} events (${entry.errors} errors, ${entry.failedRequests} failed requests)`}</title>
+                <title>{`${fullLabel.format(entry.start)}: ${countOf(entry.events, 'event')} (${countOf(entry.errors, 'error')}, ${countOf(entry.failedRequests, 'failed request')})`}</title>
                 <rect x={x} width={BAR} y={0} height={HEIGHT} className="chart-hit" />
                 {errors > 0 && <rect x={x} width={BAR} y={HEIGHT - errors} height={errors} className="chart-errors" />}
                 {failed > 0 && <rect x={x} width={BAR} y={HEIGHT - errors - failed} height={failed} className="chart-requests" />}
@@ -79,9 +79,9 @@ export function EventsChart({ series }: { series: Timeseries }) {
               {buckets.map((entry) => (
                 <tr key={entry.start}>
                   <td>{fullLabel.format(entry.start)}</td>
-                  <td className="number">{entry.events}</td>
-                  <td className="number">{entry.errors}</td>
-                  <td className="number">{entry.failedRequests}</td>
+                  <td className="number">{formatNumber(entry.events)}</td>
+                  <td className="number">{formatNumber(entry.errors)}</td>
+                  <td className="number">{formatNumber(entry.failedRequests)}</td>
                 </tr>
               ))}
             </tbody>

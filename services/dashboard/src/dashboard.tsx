@@ -1,7 +1,8 @@
 // The whole dashboard: signed out, the sign-in and sign-up screens; signed in, the shell and the screen for the path.
 import { useEffect, useSyncExternalStore } from 'react';
+import { errorCodeOf } from '@collector/client';
 import { client, session } from './api';
-import { Link, navigate, paths, type Route, routeOf, useLocation } from './navigation';
+import { Link, navigate, paths, type Route, routeOf, sectionHref, useLocation } from './navigation';
 import { useQuery } from './query';
 import { AppScreen } from './screens/app';
 import { AppsScreen } from './screens/apps';
@@ -39,9 +40,12 @@ export function Dashboard() {
   return <SignedIn route={route} />;
 }
 
+type Here = { screen: Route['screen']; app: string | null };
+
+// Overview and Issues lead back to where the user left them (filters, sort, page, period), with the app chosen here.
 const sections = [
-  { label: 'Overview', href: () => paths.overview(), active: (route: Route) => route.screen === 'overview' },
-  { label: 'Issues', href: () => paths.issues(), active: (route: Route) => route.screen === 'issues' || route.screen === 'issue' },
+  { label: 'Overview', href: (here: Here) => sectionHref('overview', here), active: (route: Route) => route.screen === 'overview' },
+  { label: 'Issues', href: (here: Here) => sectionHref('issues', here), active: (route: Route) => route.screen === 'issues' || route.screen === 'issue' },
   { label: 'Apps', href: () => paths.apps(), active: (route: Route) => route.screen === 'apps' || route.screen === 'app' },
 ];
 
@@ -56,14 +60,20 @@ function SignedIn({ route }: { route: Route }) {
   }, [location.pathname]);
 
   const signOut = async () => {
+    let notice: string | undefined;
     try {
       await client.auth.logout.mutate();
-    } catch {
-      // Already expired, or the collector is gone: forgetting the token here is what matters.
+    } catch (error) {
+      // An expired session is as good as ended; otherwise the server still takes the token until it expires, and the
+      // user should know that this browser forgot it but the session itself may live on.
+      if (errorCodeOf(error) !== 'UNAUTHENTICATED') {
+        notice = 'You are signed out in this browser, but the collector could not be told, so the session stays valid on the server until it expires (30 days unused).';
+      }
     }
-    session.end();
+    session.end(notice);
     navigate(paths.signin());
   };
+  const here: Here = { screen: route.screen, app: location.search.get('app') };
 
   return (
     <WorkspaceContext.Provider value={{ user: me.data?.user, apps }}>
@@ -77,7 +87,7 @@ function SignedIn({ route }: { route: Route }) {
         </Link>
         <nav aria-label="Sections" className="sections">
           {sections.map((section) => (
-            <Link key={section.label} href={section.href()} aria-current={section.active(route) ? 'page' : undefined}>
+            <Link key={section.label} href={section.href(here)} aria-current={section.active(route) ? 'page' : undefined}>
               {section.label}
             </Link>
           ))}

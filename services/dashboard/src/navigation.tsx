@@ -64,11 +64,35 @@ export function useLocation(): { pathname: string; search: URLSearchParams; href
   return { pathname: url.pathname, search: url.searchParams, href };
 }
 
-export function navigate(href: string, options: { replace?: boolean } = {}) {
-  if (href === currentLocation()) return;
-  if (options.replace) window.history.replaceState(null, '', href);
-  else window.history.pushState(null, '', href);
+/** Goes to `href`; `state` rides along in the history entry (the issue list keeps its earlier pages' cursors there). */
+export function navigate(href: string, options: { replace?: boolean; state?: unknown } = {}) {
+  if (href === currentLocation() && options.state === undefined) return;
+  if (options.replace) window.history.replaceState(options.state ?? null, '', href);
+  else window.history.pushState(options.state ?? null, '', href);
   window.dispatchEvent(new PopStateEvent('popstate'));
+}
+
+/**
+ * The last address of each section with a list (overview, issues): the section links lead back to it, so filters,
+ * sort and page survive a visit elsewhere. The app filter moves along when it is changed on the other section.
+ */
+const lastHref: Partial<Record<'overview' | 'issues', string>> = {};
+
+export function rememberSection(section: 'overview' | 'issues', href: string) {
+  lastHref[section] = href;
+}
+
+export function sectionHref(section: 'overview' | 'issues', current: { screen: Route['screen']; app: string | null }): string {
+  const remembered = lastHref[section] ?? (section === 'overview' ? '/' : '/issues');
+  if (current.screen !== 'overview' && current.screen !== 'issues') return remembered;
+  const url = new URL(remembered, window.location.origin);
+  const rememberedApp = url.searchParams.get('app');
+  if (rememberedApp === current.app) return remembered;
+  // Another app chosen since: that app's list from its start.
+  const fresh = new URLSearchParams([...url.searchParams].filter(([name]) => name !== 'app' && name !== 'cursor' && name !== 'page'));
+  if (current.app) fresh.set('app', current.app);
+  const query = fresh.toString();
+  return url.pathname + (query ? `?${query}` : '');
 }
 
 /** An ordinary link that changes screens without reloading the page. */

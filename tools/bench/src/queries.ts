@@ -171,6 +171,11 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
   }
   const issue = (await db.query<{ fingerprint: string }>('select fingerprint from issues where app_key = $1 order by event_count desc limit 1', [largest.appKey])).rows[0];
   const issueId = `${largest.appKey}:${issue?.fingerprint}`;
+  let eventsCursor = '';
+  for (let page = 1; page < 5; page++) {
+    eventsCursor = JSON.parse((await call(`/api/issues?limit=50&sort=events${eventsCursor ? `&cursor=${encodeURIComponent(eventsCursor)}` : ''}`)).body).nextCursor as string;
+  }
+  const release = (await db.query<{ value: string }>(`select value from issue_facets where facet = 'release' limit 1`)).rows[0]?.value ?? 'none';
   const lastWeek = (appKey?: string) => {
     const now = Date.now();
     return `/api/overview?${appKey ? `appKey=${appKey}&` : ''}from=${now - 7 * DAY}&to=${now}`;
@@ -185,6 +190,17 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
     // Beyond the issue's list, for the record: the dashboard's chart and the all-apps window.
     { name: 'overview, all apps, last 7 days', target: 35, path: () => lastWeek() },
     { name: 'timeseries, one app, 30 days by day', target: 10, path: () => `/api/overview/timeseries?appKey=${largest.appKey}&bucket=day` },
+    // Triage: the dashboard's default list (unresolved), each sort, search and filter, and a later page of a sort.
+    { name: 'issues, unresolved (all apps, 50)', target: 10, path: () => '/api/issues?limit=50&status=unresolved' },
+    { name: 'issues, sort=events', target: 10, path: () => '/api/issues?limit=50&sort=events' },
+    { name: 'issues, sort=users', target: 10, path: () => '/api/issues?limit=50&sort=users' },
+    { name: 'issues, sort=firstSeen', target: 10, path: () => '/api/issues?limit=50&sort=firstSeen' },
+    { name: 'issues, sort=events, page 5 (cursor)', target: 10, path: () => `/api/issues?limit=50&sort=events&cursor=${encodeURIComponent(eventsCursor)}` },
+    { name: 'issues, q=undefined (search)', target: 10, path: () => '/api/issues?limit=50&q=undefined' },
+    { name: 'issues, q=zzz (search, no match)', target: 10, path: () => '/api/issues?limit=50&q=zzz' },
+    { name: 'issues, type=request, one app', target: 10, path: () => `/api/issues?limit=50&type=request&appKey=${largest.appKey}` },
+    { name: 'issues, release + environment', target: 10, path: () => `/api/issues?limit=50&release=${encodeURIComponent(release)}&environment=production` },
+    { name: 'issues, unresolved + q + sort=events', target: 10, path: () => '/api/issues?limit=50&status=unresolved&q=items&sort=events' },
   ];
 
   // 4. The answers first: the windowed totals must equal counting the events themselves.

@@ -9,6 +9,7 @@ import * as overviewWindow from './2026_11_21_0006_overview_window';
 import * as activityByHour from './2026_11_21_0007_activity_by_hour';
 import * as activityKindNames from './2026_11_23_0008_activity_kind_names';
 import * as appDsn from './2026_11_23_0009_app_dsn';
+import * as triage from './2026_11_23_0010_triage';
 import * as rateLeases from './2026_11_23_0013_rate_leases';
 
 export const migrations: Record<string, Migration> = {
@@ -21,5 +22,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_21_0007_activity_by_hour': activityByHour,
   '2026_11_23_0008_activity_kind_names': activityKindNames,
   '2026_11_23_0009_app_dsn': appDsn,
+  '2026_11_23_0010_triage': triage,
   '2026_11_23_0013_rate_leases': rateLeases,
 };

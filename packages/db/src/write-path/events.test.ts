@@ -19,7 +19,7 @@ describe('write path: events', () => {
   it('stores a repeated eventId of one batch once, the first copy', async () => {
     const appKey = await newApp();
     const [result] = await store(batch(appKey, [errorEvent(appKey, 'evt_a', { message: 'first' }), errorEvent(appKey, 'evt_a', { message: 'second' })]));
-    expect(result).toEqual({ stored: 1, duplicates: 1 });
+    expect(result).toMatchObject({ stored: 1, duplicates: 1 });
     expect(await storedMessages(appKey)).toEqual(['evt_a:first']);
   });
 
@@ -29,7 +29,7 @@ describe('write path: events', () => {
       batch(appKey, [errorEvent(appKey, 'evt_shared', { message: 'from one' }), errorEvent(appKey, 'evt_one')]),
       batch(appKey, [errorEvent(appKey, 'evt_shared', { message: 'from two' })]),
     );
-    expect(results).toEqual([
+    expect(results).toMatchObject([
       { stored: 2, duplicates: 0 },
       { stored: 0, duplicates: 1 },
     ]);
@@ -40,7 +40,7 @@ describe('write path: events', () => {
     const appKey = await newApp();
     await store(batch(appKey, [errorEvent(appKey, 'evt_a', { message: 'original', anonymousId: 'anon_1' })]));
     const [again] = await store(batch(appKey, [errorEvent(appKey, 'evt_a', { message: 'retry', anonymousId: 'anon_2' }), errorEvent(appKey, 'evt_b')]));
-    expect(again).toEqual({ stored: 1, duplicates: 1 });
+    expect(again).toMatchObject({ stored: 1, duplicates: 1 });
     expect(await storedMessages(appKey)).toEqual(['evt_a:original', 'evt_b:boom']);
     const totals = await db.selectFrom('app_totals').selectAll().where('app_key', '=', appKey).executeTakeFirstOrThrow();
     expect(totals).toMatchObject({ events: 2, users: 1 });
@@ -51,7 +51,7 @@ describe('write path: events', () => {
   it('keeps the same eventId of two apps apart', async () => {
     const [one, two] = [await newApp(), await newApp()];
     const results = await store(batch(one, [errorEvent(one, 'evt_same')]), batch(two, [errorEvent(two, 'evt_same')]));
-    expect(results).toEqual([
+    expect(results).toMatchObject([
       { stored: 1, duplicates: 0 },
       { stored: 1, duplicates: 0 },
     ]);

@@ -1,7 +1,7 @@
 // Events: the statement's input, and the insert that stores each new event once. An (app, eventId) already stored,
 // before or by a concurrent statement, is left as it is (ON CONFLICT DO NOTHING); within a group the copies are dropped
 // before the statement (ingest.ts), so the first copy sent is the one stored. Every counter counts new_events only.
-import { displayMessage, errorTypeOf, type StoredEvent } from '@collector/domain';
+import { culpritOf, displayMessage, errorTypeOf, type StoredEvent } from '@collector/domain';
 import { sql } from 'kysely';
 import { part, type StatementPart } from './statement';
 
@@ -18,6 +18,11 @@ export interface EventRow {
   /** What the event's issue shows if the event is its first: see issues.ts. */
   message: string;
   error_type: string;
+  culprit: string | null;
+  /** What the event's issue shows if the event is its latest (level), and its filters (release, environment). */
+  level: string | null;
+  release: string | null;
+  environment: string | null;
 }
 
 export function eventRow(appKey: string, event: StoredEvent, receivedAt: number): EventRow {
@@ -32,6 +37,10 @@ export function eventRow(appKey: string, event: StoredEvent, receivedAt: number)
     payload: event,
     message: displayMessage(event),
     error_type: errorTypeOf(event),
+    culprit: culpritOf(event),
+    level: event.level ?? null,
+    release: event.release ?? null,
+    environment: event.environment ?? null,
   };
 }
 
@@ -44,7 +53,7 @@ export const eventParts = (rowsJson: string): StatementPart[] => [
     'sent_events',
     sql`select * from jsonb_to_recordset(${rowsJson}::jsonb) as s(
       app_key text, event_id text, fingerprint text, type text, ts int8, received_at int8, anonymous_id text, payload jsonb,
-      message text, error_type text
+      message text, error_type text, culprit text, level text, release text, environment text
     )`,
   ),
   part(
@@ -53,6 +62,6 @@ export const eventParts = (rowsJson: string): StatementPart[] => [
     select app_key, event_id, fingerprint, type, ts, received_at, anonymous_id, payload from sent_events
     order by app_key, event_id
     on conflict do nothing
-    returning app_key, event_id, fingerprint, type, timestamp, anonymous_id`,
+    returning app_key, event_id, fingerprint, type, timestamp, received_at, anonymous_id`,
   ),
 ];

@@ -24,9 +24,23 @@ export const part = (name: string, query: RawBuilder<unknown>): StatementPart =>
  * part reads it; all of them see the same snapshot, which is why a part that must see another part's writes reads that
  * part's RETURNING rows rather than its table.
  */
-export function storeStatement(rowsJson: string, keepFrom: number): RawBuilder<{ app_key: string; event_id: string }> {
+/** One row of the statement's answer: a stored event (event_id set), or an issue it created or reopened (event_id null). */
+export interface StatementRow {
+  app_key: string;
+  event_id: string | null;
+  fingerprint: string;
+  created: boolean | null;
+  regressed: boolean | null;
+}
+
+export function storeStatement(rowsJson: string, keepFrom: number): RawBuilder<StatementRow> {
   const parts = [...eventParts(rowsJson), ...issueUserParts(), ...issueParts(), ...activityParts(keepFrom), ...ownerUserParts(), ...totalParts()];
-  return withParts(parts, sql`select app_key, event_id from new_events`);
+  return withParts(
+    parts,
+    sql`select app_key, event_id, fingerprint, null::boolean as created, null::boolean as regressed from new_events
+    union all
+    select app_key, null, fingerprint, created, regressed from stored_issues where created or regressed`,
+  );
 }
 
 /** `with <part>, <part>, ... <final>`: exported so that a test can run some parts alone. */

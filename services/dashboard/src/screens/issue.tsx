@@ -1,28 +1,83 @@
-// One issue: what it is, the stack and breadcrumbs of its latest event (or one picked from the list), and its recent events.
-import { useState } from 'react';
-import { client, type StoredEvent } from '../api';
-import { Link, paths, useTitle } from '../navigation';
+// One issue: its status (resolve, ignore, reopen), where it happens, 30 days of events, who it reaches (browsers,
+// releases, environments), the stack and breadcrumbs of one event, and its events a page at a time.
+import { describeUserAgent } from '@collector/domain/user-agent';
+import { useEffect, useRef, useState } from 'react';
+import { type Breakdown, client, type IssueStatus, messageOf, type StoredEvent } from '../api';
+import { EventsChart } from '../chart';
+import { IssueBadges, issueKind, statusLabels } from '../issue-title';
+import { Link, navigate, paths, sectionHref, useLocation, useTitle } from '../navigation';
 import { formatNumber } from '../numbers';
 import { useQuery } from '../query';
 import { EmptyState, ErrorState, Loading } from '../states';
 import { exactTime, Time } from '../time';
 import { appName, useWorkspace } from '../workspace';
 
+const EVENTS_PAGE_SIZE = 20;
 const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+/** The address of one event of an issue: the page of events it is on (its cursor) and the event itself. */
+function issueHref(id: string, options: { cursor?: string | undefined; page?: number; event?: string | undefined }) {
+  const query = new URLSearchParams();
+  if (options.cursor && (options.page ?? 1) > 1) {
+    query.set('page', String(options.page));
+    query.set('cursor', options.cursor);
+  }
+  if (options.event) query.set('event', options.event);
+  const text = query.toString();
+  return paths.issue(id) + (text ? `?${text}` : '');
+}
+
+const earlierCursors = (): (string | undefined)[] => {
+  const state = window.history.state as { eventCursors?: (string | undefined)[] } | null;
+  return Array.isArray(state?.eventCursors) ? state.eventCursors : [];
+};
 
 export function IssueScreen({ id }: { id: string }) {
   const { apps } = useWorkspace();
-  const detail = useQuery(() => client.issues.get.query({ id, limit: 20 }), [id]);
-  const [picked, setPicked] = useState<string>();
+  const { search } = useLocation();
+  const cursor = search.get('cursor') ?? undefined;
+  const pageNumber = Math.max(1, Number(search.get('page')) || 1);
+  const picked = search.get('event') ?? undefined;
+  const detail = useQuery(() => client.issues.get.query({ id, limit: EVENTS_PAGE_SIZE, ...(cursor ? { cursor } : {}) }), [id, cursor]);
+  const [change, setChange] = useState<{ busy: boolean; error?: string }>({ busy: false });
+  const eventPanel = useRef<HTMLElement>(null);
   const issue = detail.data?.issue;
-  useTitle(issue ? `${issue.errorType}: ${issue.message}` : 'Issue');
+  useTitle(issue ? `${issueKind(issue.errorType)}: ${issue.message}` : 'Issue');
   const events = detail.data?.events ?? [];
   const event = events.find((candidate) => candidate.eventId === picked) ?? events[0];
+  const firstOnPage = (pageNumber - 1) * EVENTS_PAGE_SIZE;
+
+  // A link to one event scrolls to it once it is loaded.
+  const scrolledTo = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (picked && event?.eventId === picked && scrolledTo.current !== picked) {
+      scrolledTo.current = picked;
+      eventPanel.current?.scrollIntoView({ block: 'start' });
+    }
+  }, [picked, event]);
+
+  const setStatus = async (status: IssueStatus) => {
+    setChange({ busy: true });
+    try {
+      await client.issues.update.mutate({ id, status });
+      setChange({ busy: false });
+      detail.reload();
+    } catch (error) {
+      setChange({ busy: false, error: messageOf(error) });
+    }
+  };
+
+  const show = (eventId: string) => {
+    navigate(issueHref(id, { cursor, page: pageNumber, event: eventId }), { replace: true, state: window.history.state });
+    scrolledTo.current = eventId;
+    eventPanel.current?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+    eventPanel.current?.focus({ preventScroll: true });
+  };
 
   return (
     <>
       <nav aria-label="Breadcrumb" className="crumbs">
-        <Link href={paths.issues(issue?.appKey)}>Issues</Link>
+        <Link href={sectionHref('issues', { screen: 'issue', app: null })}>Issues</Link>
         {issue && (
           <>
             {' / '}
@@ -31,27 +86,65 @@ export function IssueScreen({ id }: { id: string }) {
         )}
       </nav>
       <div className="page-head">
-        <h1 tabIndex={-1} className="issue-title">
-          {issue ? (
-            <>
-              <span className="issue-type">{issue.errorType}</span>
-              <span>{issue.message || '(no message)'}</span>
-            </>
-          ) : (
-            'Issue'
-          )}
-        </h1>
+        <div className="issue-heading">
+          <h1 tabIndex={-1} className="issue-title">
+            {issue ? (
+              <>
+                <span className="issue-type">{issueKind(issue.errorType)}</span>
+                {issue.culprit && <span className="issue-culprit">{issue.culprit}</span>}
+              </>
+            ) : (
+              'Issue'
+            )}
+          </h1>
+          {issue && <ClampedMessage text={issue.message || '(no message)'} />}
+        </div>
         <div className="toolbar">
+          {issue && <IssueBadges issue={issue} />}
+          {issue && issue.status !== 'resolved' && (
+            <button type="button" className="button button-primary" disabled={change.busy} onClick={() => setStatus('resolved')}>
+              Resolve
+            </button>
+          )}
+          {issue && issue.status !== 'ignored' && (
+            <button type="button" className="button" disabled={change.busy} onClick={() => setStatus('ignored')}>
+              Ignore
+            </button>
+          )}
+          {issue && issue.status !== 'unresolved' && (
+            <button type="button" className="button" disabled={change.busy} onClick={() => setStatus('unresolved')}>
+              Reopen
+            </button>
+          )}
           <button type="button" className="button" onClick={detail.reload}>
             Refresh
           </button>
         </div>
       </div>
+      {change.error && (
+        <p className="notice notice-error" role="alert">
+          Could not change the status: {change.error}
+        </p>
+      )}
 
       {detail.status === 'error' && <ErrorState title="Could not load this issue" message={detail.error} onRetry={detail.reload} />}
       {detail.status === 'loading' && !detail.data && <Loading />}
       {issue && (
         <dl className="facts">
+          <div>
+            <dt>Status</dt>
+            <dd>
+              {statusLabels[issue.status]}
+              {issue.statusChangedAt !== null && (
+                <>
+                  {' '}
+                  <span className="muted">
+                    since <Time ms={issue.statusChangedAt} />
+                  </span>
+                </>
+              )}
+            </dd>
+          </div>
           <div>
             <dt>Events</dt>
             <dd>{formatNumber(issue.eventCount)}</dd>
@@ -72,6 +165,22 @@ export function IssueScreen({ id }: { id: string }) {
               <Time ms={issue.lastSeenAt} />
             </dd>
           </div>
+          {issue.regressedAt !== null && (
+            <div>
+              <dt>Regressed</dt>
+              <dd>
+                <Time ms={issue.regressedAt} />
+              </dd>
+            </div>
+          )}
+          <div>
+            <dt>Level</dt>
+            <dd>{issue.level}</dd>
+          </div>
+          <div>
+            <dt>Last release</dt>
+            <dd>{issue.lastRelease ?? '—'}</dd>
+          </div>
           <div className="fact-wide">
             <dt>Fingerprint</dt>
             <dd>
@@ -80,20 +189,45 @@ export function IssueScreen({ id }: { id: string }) {
           </div>
         </dl>
       )}
+      {issue && (
+        <section className="panel" aria-labelledby="series-title">
+          <h2 id="series-title">Events per day, last 30 days</h2>
+          <EventsChart
+            series={{
+              bucket: 'day',
+              buckets: issue.series.map((day) => ({
+                start: day.start,
+                events: day.events,
+                errors: issue.errorType === 'request' ? 0 : day.events,
+                failedRequests: issue.errorType === 'request' ? day.events : 0,
+              })),
+            }}
+          />
+        </section>
+      )}
+      {detail.data && detail.data.breakdown.events > 0 && <BreakdownPanel breakdown={detail.data.breakdown} />}
       {detail.data && !event && <EmptyState title="No events stored for this issue." />}
-      {event && issue && <EventDetail event={event} latest={event === events[0]} issueMessage={issue.message} />}
-      {events.length > 0 && (
+      {event && issue && (
+        <section ref={eventPanel} tabIndex={-1} aria-label="The event shown" className="event-shown">
+          <EventDetail event={event} latest={event === events[0] && pageNumber === 1} issueMessage={issue.message} />
+        </section>
+      )}
+      {issue && events.length > 0 && (
         <section className="panel" aria-labelledby="events-title">
-          <h2 id="events-title">Recent events</h2>
+          <div className="panel-head">
+            <h2 id="events-title">Events</h2>
+            <span className="muted">
+              {formatNumber(firstOnPage + 1)}–{formatNumber(firstOnPage + events.length)} of {formatNumber(issue.eventCount)} events
+            </span>
+          </div>
           <div className="table-scroll">
             <table className="events responsive">
               <thead>
                 <tr>
                   <th scope="col">Time</th>
-                  <th scope="col">Session</th>
+                  <th scope="col">Browser</th>
                   <th scope="col">User</th>
-                  <th scope="col">Platform</th>
-                  <th scope="col">SDK</th>
+                  <th scope="col">Release</th>
                   <th scope="col">
                     <span className="visually-hidden">Details</span>
                   </th>
@@ -102,20 +236,22 @@ export function IssueScreen({ id }: { id: string }) {
               <tbody>
                 {events.map((candidate) => {
                   const shown = candidate === event;
+                  const agent = candidate.userAgent ? describeUserAgent(candidate.userAgent) : undefined;
                   return (
                     <tr key={candidate.eventId} className={shown ? 'selected' : undefined} aria-current={shown ? 'true' : undefined}>
                       <td data-label="Time">
-                        <Time ms={candidate.timestamp} />
+                        <Link href={issueHref(id, { cursor, page: pageNumber, event: candidate.eventId })} title="A link to this event">
+                          <Time ms={candidate.timestamp} />
+                        </Link>
                       </td>
-                      <td data-label="Session">{candidate.sessionId ? <code>{candidate.sessionId}</code> : '—'}</td>
+                      <td data-label="Browser">{agent ? `${agent.browser} · ${agent.os}` : '—'}</td>
                       <td data-label="User">{candidate.anonymousId ? <code>{candidate.anonymousId}</code> : '—'}</td>
-                      <td data-label="Platform">{candidate.platform ?? '—'}</td>
-                      <td data-label="SDK">{candidate.sdkVersion ?? '—'}</td>
+                      <td data-label="Release">{candidate.release ?? '—'}</td>
                       <td>
                         {shown ? (
                           <span className="muted">Shown above</span>
                         ) : (
-                          <button type="button" className="button button-small" onClick={() => setPicked(candidate.eventId)}>
+                          <button type="button" className="button button-small" onClick={() => show(candidate.eventId)}>
                             Show<span className="visually-hidden"> the event of {exactTime(candidate.timestamp)}</span>
                           </button>
                         )}
@@ -126,18 +262,103 @@ export function IssueScreen({ id }: { id: string }) {
               </tbody>
             </table>
           </div>
+          {(pageNumber > 1 || detail.data?.nextCursor) && (
+            <nav className="pager" aria-label="Pages of events">
+              <button
+                type="button"
+                className="button"
+                disabled={pageNumber === 1}
+                onClick={() => {
+                  const cursors = earlierCursors();
+                  const previous = cursors.length === pageNumber - 1 ? cursors.at(-1) : undefined;
+                  navigate(issueHref(id, { cursor: previous, page: previous ? pageNumber - 1 : 1 }), { state: { eventCursors: previous ? cursors.slice(0, -1) : [] } });
+                }}
+              >
+                Newer
+              </button>
+              <button
+                type="button"
+                className="button"
+                disabled={!detail.data?.nextCursor || detail.status === 'loading'}
+                onClick={() => {
+                  const next = detail.data?.nextCursor;
+                  if (next) navigate(issueHref(id, { cursor: next, page: pageNumber + 1 }), { state: { eventCursors: [...earlierCursors(), cursor] } });
+                }}
+              >
+                Older
+              </button>
+            </nav>
+          )}
         </section>
       )}
     </>
   );
 }
 
+/** A long message is clamped to a few lines, with a button to read all of it. */
+function ClampedMessage({ text }: { text: string }) {
+  const [expanded, setExpanded] = useState(false);
+  const long = text.length > 240 || text.split('\n').length > 3;
+  return (
+    <div className="issue-message-block">
+      <p className={`issue-full-message${long && !expanded ? ' clamped' : ''}`}>{text}</p>
+      {long && (
+        <button type="button" className="button button-small button-quiet" aria-expanded={expanded} onClick={() => setExpanded((value) => !value)}>
+          {expanded ? 'Show less' : 'Show the whole message'}
+        </button>
+      )}
+    </div>
+  );
+}
+
+const breakdownParts: { key: keyof Omit<Breakdown, 'events'>; title: string; none: string }[] = [
+  { key: 'browsers', title: 'Browsers', none: 'No user agent' },
+  { key: 'os', title: 'Operating systems', none: 'No user agent' },
+  { key: 'releases', title: 'Releases', none: 'No release' },
+  { key: 'environments', title: 'Environments', none: 'No environment' },
+];
+
+function BreakdownPanel({ breakdown }: { breakdown: Breakdown }) {
+  return (
+    <section className="panel" aria-labelledby="breakdown-title">
+      <div className="panel-head">
+        <h2 id="breakdown-title">Where it happens</h2>
+        <span className="muted">the latest {formatNumber(breakdown.events)} stored events</span>
+      </div>
+      <div className="breakdown">
+        {breakdownParts.map((part) => (
+          <div key={part.key}>
+            <h3>{part.title}</h3>
+            <ul className="bars">
+              {breakdown[part.key].slice(0, 5).map((entry) => {
+                const share = Math.round((entry.events / breakdown.events) * 100);
+                return (
+                  <li key={entry.value ?? ''}>
+                    <span className="bar-label">{entry.value ?? part.none}</span>
+                    <span className="bar-value">
+                      {formatNumber(entry.events)} ({share}%)
+                    </span>
+                    <span className="bar" style={{ width: `${share}%` }} aria-hidden="true" />
+                  </li>
+                );
+              })}
+            </ul>
+          </div>
+        ))}
+      </div>
+    </section>
+  );
+}
+
 function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; latest: boolean; issueMessage: string }) {
+  const agent = event.userAgent ? describeUserAgent(event.userAgent) : undefined;
   const context: [string, string | undefined][] = [
     ['Page', event.url],
     ['Release', event.release],
     ['Environment', event.environment],
-    ['Browser', event.userAgent],
+    ['Browser', agent?.browser],
+    ['Operating system', agent?.os],
+    ['User agent', event.userAgent],
     ['Received', exactTime(event.receivedAt)],
     ['Event id', event.eventId],
   ];
@@ -151,7 +372,7 @@ function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; late
           </span>
         </div>
         {/* Events of one issue may word their message differently (numbers, ids); show this one's when it does. */}
-        {event.message && event.message !== issueMessage && <p className="event-message">{event.message}</p>}
+        {event.message && event.message !== issueMessage && <ClampedMessage text={event.message} />}
         {event.request && (
           <p className="request-line">
             <code>

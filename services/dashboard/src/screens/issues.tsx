@@ -1,9 +1,13 @@
-// Issues, most recently seen first, a page at a time, for all apps or one.
-import { useState } from 'react';
-import { client } from '../api';
+// Issues to work through: status tabs, search, filters and sort, a page at a time, with resolve, ignore and reopen
+// for a selection. Everything the list shows is in its URL, so a reload, a shared link and the back button keep it.
+import { eventFieldChars } from '@collector/domain/limits';
+import { issueSearchMaxChars, issueSorts, issueStatuses } from '@collector/domain/triage';
+import { type FormEvent, useEffect, useState } from 'react';
+import { client, type CollectorInputs, type Issue, messageOf } from '../api';
 import { AppFilter } from '../app-filter';
-import { Link, paths, useLocation, useTitle } from '../navigation';
-import { formatNumber } from '../numbers';
+import { IssueBadges, IssueName, statusLabels } from '../issue-title';
+import { Link, navigate, paths, rememberSection, useLocation, useTitle } from '../navigation';
+import { countOf, formatNumber } from '../numbers';
 import { useQuery } from '../query';
 import { EmptyState, ErrorState, Loading } from '../states';
 import { Time } from '../time';
@@ -11,30 +15,130 @@ import { appName, useWorkspace } from '../workspace';
 
 export const ISSUES_PAGE_SIZE = 20;
 
-export function IssuesScreen() {
-  useTitle('Issues');
-  const { search } = useLocation();
-  const appKey = search.get('app') ?? undefined;
-  // A new filter starts again from the first page.
-  return <IssuesTable key={appKey ?? ''} appKey={appKey} />;
+type Status = Issue['status'];
+type ListInput = CollectorInputs['issues']['list'];
+type Sort = NonNullable<ListInput['sort']>;
+
+const tabs: { value: Status | 'all'; label: string }[] = [...issueStatuses.map((value) => ({ value, label: statusLabels[value] })), { value: 'all', label: 'All' }];
+
+const sortLabels: Record<Sort, string> = { lastSeen: 'Last seen', firstSeen: 'First seen', events: 'Most events', users: 'Most users' };
+const sorts = issueSorts.map((value) => ({ value, label: sortLabels[value] }));
+
+/** The list's state as its URL says it; absent parameters are the defaults (unresolved, last seen, first page). */
+interface ListState {
+  app?: string;
+  status: Status | 'all';
+  q?: string;
+  type?: 'error' | 'request';
+  release?: string;
+  environment?: string;
+  sort: Sort;
+  cursor?: string;
+  page: number;
 }
 
-function IssuesTable({ appKey }: { appKey: string | undefined }) {
+function readState(search: URLSearchParams): ListState {
+  const status = search.get('status');
+  const sort = search.get('sort');
+  const type = search.get('type');
+  const page = Number(search.get('page'));
+  const text = (name: string) => search.get(name)?.trim() || undefined;
+  return {
+    app: text('app'),
+    status: tabs.some((tab) => tab.value === status) ? (status as ListState['status']) : 'unresolved',
+    q: text('q'),
+    type: type === 'error' || type === 'request' ? type : undefined,
+    release: text('release'),
+    environment: text('environment'),
+    sort: sorts.some((each) => each.value === sort) ? (sort as Sort) : 'lastSeen',
+    cursor: text('cursor'),
+    page: Number.isInteger(page) && page > 1 ? page : 1,
+  };
+}
+
+function hrefOf(state: ListState): string {
+  const query = new URLSearchParams();
+  if (state.app) query.set('app', state.app);
+  if (state.status !== 'unresolved') query.set('status', state.status);
+  if (state.q) query.set('q', state.q);
+  if (state.type) query.set('type', state.type);
+  if (state.release) query.set('release', state.release);
+  if (state.environment) query.set('environment', state.environment);
+  if (state.sort !== 'lastSeen') query.set('sort', state.sort);
+  if (state.cursor && state.page > 1) {
+    query.set('page', String(state.page));
+    query.set('cursor', state.cursor);
+  }
+  const text = query.toString();
+  return `/issues${text ? `?${text}` : ''}`;
+}
+
+/** A change of filter or sort starts again from the first page. */
+const withFilter = (state: ListState, change: Partial<ListState>): ListState => ({ ...state, ...change, cursor: undefined, page: 1 });
+
+/** The cursors of the pages before this one, kept in the history entry so Previous and Back both work. */
+const earlierCursors = (): (string | undefined)[] => {
+  const state = window.history.state as { issueCursors?: (string | undefined)[] } | null;
+  return Array.isArray(state?.issueCursors) ? state.issueCursors : [];
+};
+
+export function IssuesScreen() {
+  useTitle('Issues');
+  const { search, href } = useLocation();
+  const state = readState(search);
+  useEffect(() => rememberSection('issues', href), [href]);
+  return <IssuesList state={state} key={hrefOf({ ...state, cursor: undefined, page: 1 })} />;
+}
+
+function IssuesList({ state }: { state: ListState }) {
   const { apps } = useWorkspace();
-  // The cursors of the pages visited so far: page n is fetched with cursors[n] (undefined for the first).
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const page = cursors.length - 1;
-  const cursor = cursors[page];
-  const issues = useQuery(() => client.issues.list.query({ appKey, limit: ISSUES_PAGE_SIZE, ...(cursor ? { cursor } : {}) }), [appKey, cursor]);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [outcome, setOutcome] = useState<{ kind: 'done' | 'error'; text: string }>();
+  const [busy, setBusy] = useState(false);
+  const issues = useQuery(
+    () =>
+      client.issues.list.query({
+        appKey: state.app,
+        limit: ISSUES_PAGE_SIZE,
+        ...(state.status !== 'all' ? { status: state.status } : {}),
+        ...(state.q ? { q: state.q } : {}),
+        ...(state.type ? { type: state.type } : {}),
+        ...(state.release ? { release: state.release } : {}),
+        ...(state.environment ? { environment: state.environment } : {}),
+        sort: state.sort,
+        ...(state.cursor ? { cursor: state.cursor } : {}),
+      }),
+    [hrefOf(state)],
+  );
   const data = issues.data;
-  const showApp = !appKey && (apps.data?.length ?? 0) > 1;
+  const showApp = !state.app && (apps.data?.length ?? 0) > 1;
+  const go = (next: ListState) => navigate(hrefOf(next));
+  const filtered = Boolean(state.q || state.type || state.release || state.environment);
+  const pageIds = data?.issues.map((issue) => issue.id) ?? [];
+  const allSelected = pageIds.length > 0 && pageIds.every((id) => selected.has(id));
+
+  const setStatus = async (status: Status, ids: string[]) => {
+    setBusy(true);
+    setOutcome(undefined);
+    try {
+      const { updated } = await client.issues.updateMany.mutate({ ids, status });
+      const verb = { resolved: 'resolved', ignored: 'ignored', unresolved: 'reopened' }[status];
+      setOutcome({ kind: 'done', text: `${countOf(updated, 'issue')} ${verb}.` });
+      setSelected(new Set());
+      issues.reload();
+    } catch (error) {
+      setOutcome({ kind: 'error', text: messageOf(error) });
+    } finally {
+      setBusy(false);
+    }
+  };
 
   return (
     <>
       <div className="page-head">
         <h1 tabIndex={-1}>Issues</h1>
         <div className="toolbar">
-          <AppFilter appKey={appKey} pathFor={paths.issues} />
+          <AppFilter appKey={state.app} pathFor={(app) => hrefOf(withFilter(state, { app }))} />
           <button
             type="button"
             className="button"
@@ -48,23 +152,73 @@ function IssuesTable({ appKey }: { appKey: string | undefined }) {
         </div>
       </div>
 
+      <nav className="tabs" aria-label="Status">
+        {tabs.map((tab) => (
+          <Link key={tab.value} href={hrefOf(withFilter(state, { status: tab.value }))} aria-current={state.status === tab.value ? 'page' : undefined}>
+            {tab.label}
+          </Link>
+        ))}
+      </nav>
+
+      <Filters state={state} onChange={(change) => go(withFilter(state, change))} />
+
+      <div className="list-head">
+        <p className="muted" role="status">
+          {data ? `${countOf(data.total, 'issue')} ${data.total === 1 ? 'matches' : 'match'}` : '\u00a0'}
+          {data && data.total > 0 && ` · page ${formatNumber(state.page)} of ${formatNumber(Math.max(1, Math.ceil(data.total / ISSUES_PAGE_SIZE)))}`}
+        </p>
+        {selected.size > 0 && (
+          <div className="toolbar" role="group" aria-label="With the selected issues">
+            <span>{countOf(selected.size, 'issue')} selected</span>
+            {state.status !== 'resolved' && (
+              <button type="button" className="button" disabled={busy} onClick={() => setStatus('resolved', [...selected])}>
+                Resolve
+              </button>
+            )}
+            {state.status !== 'ignored' && (
+              <button type="button" className="button" disabled={busy} onClick={() => setStatus('ignored', [...selected])}>
+                Ignore
+              </button>
+            )}
+            {state.status !== 'unresolved' && (
+              <button type="button" className="button" disabled={busy} onClick={() => setStatus('unresolved', [...selected])}>
+                Reopen
+              </button>
+            )}
+          </div>
+        )}
+      </div>
+      {outcome && (
+        <p className={`notice ${outcome.kind === 'done' ? 'notice-info' : 'notice-error'}`} role={outcome.kind === 'done' ? 'status' : 'alert'}>
+          {outcome.text}
+        </p>
+      )}
+
       {issues.status === 'error' && <ErrorState title="Could not load the issues" message={issues.error} onRetry={issues.reload} />}
       {issues.status === 'loading' && !data && <Loading />}
-      {data && data.issues.length === 0 && page === 0 && (
-        <EmptyState title="No events yet: add the SDK">
+      {data && data.issues.length === 0 && state.page === 1 && !filtered && state.status === 'unresolved' && (
+        <EmptyState title="No unresolved issues">
           <p>Errors and failed requests your apps send are grouped into issues here.</p>
           <p>
-            <Link href={appKey ? paths.app(appKey) : paths.apps()}>Get the SDK snippet</Link>
+            <Link href={state.app ? paths.app(state.app) : paths.apps()}>Get the SDK snippet</Link>
           </p>
         </EmptyState>
       )}
-      {data && data.issues.length === 0 && page > 0 && <p className="muted">No more issues.</p>}
+      {data && data.issues.length === 0 && (state.page > 1 || filtered || state.status !== 'unresolved') && <p className="muted">No issues here.</p>}
       {data && data.issues.length > 0 && (
         <div className="table-scroll" aria-busy={issues.status === 'loading'}>
           <table className="issues responsive">
-            <caption className="visually-hidden">Issues, most recently seen first, page {page + 1}</caption>
+            <caption className="visually-hidden">Issues, page {state.page}</caption>
             <thead>
               <tr>
+                <th scope="col" className="select">
+                  <input
+                    type="checkbox"
+                    aria-label="Select every issue on this page"
+                    checked={allSelected}
+                    onChange={() => setSelected(allSelected ? new Set() : new Set(pageIds))}
+                  />
+                </th>
                 <th scope="col">Issue</th>
                 {showApp && <th scope="col">App</th>}
                 <th scope="col" className="number">
@@ -79,12 +233,26 @@ function IssuesTable({ appKey }: { appKey: string | undefined }) {
             </thead>
             <tbody>
               {data.issues.map((issue) => (
-                <tr key={issue.id}>
+                <tr key={issue.id} className={selected.has(issue.id) ? 'selected' : undefined}>
+                  <td className="select">
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${issue.message || issue.errorType}`}
+                      checked={selected.has(issue.id)}
+                      onChange={() =>
+                        setSelected((current) => {
+                          const next = new Set(current);
+                          if (!next.delete(issue.id)) next.add(issue.id);
+                          return next;
+                        })
+                      }
+                    />
+                  </td>
                   <td className="issue-cell">
                     <Link href={paths.issue(issue.id)} className="issue-link">
-                      <span className="issue-type">{issue.errorType}</span>
-                      <span className="issue-message">{issue.message || '(no message)'}</span>
+                      <IssueName issue={issue} />
                     </Link>
+                    <IssueBadges issue={issue} />
                   </td>
                   {showApp && <td data-label="App">{appName(apps.data, issue.appKey)}</td>}
                   <td data-label="Events" className="number">
@@ -105,22 +273,84 @@ function IssuesTable({ appKey }: { appKey: string | undefined }) {
           </table>
         </div>
       )}
-      {data && (page > 0 || data.nextCursor) && (
+      {data && (state.page > 1 || data.nextCursor) && (
         <nav className="pager" aria-label="Pages">
-          <button type="button" className="button" disabled={page === 0} onClick={() => setCursors((list) => list.slice(0, -1))}>
+          <button
+            type="button"
+            className="button"
+            disabled={state.page === 1}
+            onClick={() => {
+              const cursors = earlierCursors();
+              // Reached by a shared link, with no earlier pages known: back to the first.
+              const previous = cursors.length === state.page - 1 ? cursors.at(-1) : undefined;
+              const page = previous ? state.page - 1 : 1;
+              navigate(hrefOf({ ...state, cursor: previous, page }), { state: { issueCursors: previous ? cursors.slice(0, -1) : [] } });
+            }}
+          >
             Previous
           </button>
-          <span className="muted">Page {page + 1}</span>
+          <span className="muted">Page {formatNumber(state.page)}</span>
           <button
             type="button"
             className="button"
             disabled={!data.nextCursor || issues.status === 'loading'}
-            onClick={() => data.nextCursor && setCursors((list) => [...list, data.nextCursor ?? undefined])}
+            onClick={() => {
+              if (!data.nextCursor) return;
+              navigate(hrefOf({ ...state, cursor: data.nextCursor, page: state.page + 1 }), { state: { issueCursors: [...earlierCursors(), state.cursor] } });
+              window.scrollTo(0, 0);
+            }}
           >
             Next
           </button>
         </nav>
       )}
     </>
+  );
+}
+
+/** Search, type, release, environment and sort; text filters apply on Enter or Apply, the others at once. */
+function Filters({ state, onChange }: { state: ListState; onChange: (change: Partial<ListState>) => void }) {
+  const apply = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const text = (name: string) => String(form.get(name) ?? '').trim() || undefined;
+    onChange({ q: text('q'), release: text('release'), environment: text('environment') });
+  };
+  return (
+    <form className="filters" onSubmit={apply} role="search" aria-label="Filter issues">
+      <label className="field field-grow">
+        <span>Search</span>
+        <input name="q" type="search" defaultValue={state.q ?? ''} maxLength={issueSearchMaxChars} placeholder="Message, error type or culprit" />
+      </label>
+      <label className="field">
+        <span>Release</span>
+        <input name="release" defaultValue={state.release ?? ''} maxLength={eventFieldChars.release} placeholder="Any" />
+      </label>
+      <label className="field">
+        <span>Environment</span>
+        <input name="environment" defaultValue={state.environment ?? ''} maxLength={eventFieldChars.environment} placeholder="Any" />
+      </label>
+      <label className="field">
+        <span>Type</span>
+        <select value={state.type ?? ''} onChange={(event) => onChange({ type: (event.target.value || undefined) as ListState['type'] })}>
+          <option value="">Errors and failed requests</option>
+          <option value="error">Errors</option>
+          <option value="request">Failed requests</option>
+        </select>
+      </label>
+      <label className="field">
+        <span>Sort by</span>
+        <select value={state.sort} onChange={(event) => onChange({ sort: event.target.value as Sort })}>
+          {sorts.map((sort) => (
+            <option key={sort.value} value={sort.value}>
+              {sort.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" className="button">
+        Apply
+      </button>
+    </form>
   );
 }

@@ -1,9 +1,12 @@
-// The overview: the five totals for all apps or one, events over time, and the issues seen last.
-import { useState } from 'react';
+// The overview: the five totals for all apps or one over one period, events over that period, and the unresolved
+// issues seen last. The period and the app are in the URL.
+import { limits } from '@collector/domain/limits';
+import { useEffect, useState } from 'react';
 import { client, type Totals } from '../api';
 import { AppFilter } from '../app-filter';
 import { EventsChart } from '../chart';
-import { Link, paths, useLocation, useTitle } from '../navigation';
+import { IssueName } from '../issue-title';
+import { Link, navigate, paths, rememberSection, useLocation, useTitle } from '../navigation';
 import { countOf, formatNumber } from '../numbers';
 import { useQuery } from '../query';
 import { EmptyState, ErrorState, Loading } from '../states';
@@ -18,21 +21,50 @@ const totalsShown: { key: keyof Totals; label: string }[] = [
   { key: 'issues', label: 'Issues' },
 ];
 
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+const ranges = [
+  { value: '24h', label: '24 hours', span: 'the last 24 hours', ms: DAY, bucket: 'hour' },
+  { value: '7d', label: '7 days', span: 'the last 7 days', ms: 7 * DAY, bucket: 'day' },
+  { value: '30d', label: '30 days', span: 'the last 30 days', ms: 30 * DAY, bucket: 'day' },
+  { value: 'all', label: 'All time', span: 'all time', ms: undefined, bucket: 'day' },
+] as const;
+type Range = (typeof ranges)[number];
+
+const overviewHref = (appKey: string | undefined, range: Range) => {
+  const query = new URLSearchParams();
+  if (appKey) query.set('app', appKey);
+  if (range.value !== '24h') query.set('range', range.value);
+  const text = query.toString();
+  return `/${text ? `?${text}` : ''}`;
+};
 
 export function OverviewScreen() {
   useTitle('Overview');
-  const { search } = useLocation();
+  const { search, href } = useLocation();
+  useEffect(() => rememberSection('overview', href), [href]);
   const appKey = search.get('app') ?? undefined;
+  const range = ranges.find((each) => each.value === search.get('range')) ?? ranges[0];
   const { apps } = useWorkspace();
-  const [bucket, setBucket] = useState<'hour' | 'day'>('hour');
-  const totals = useQuery(async () => (await client.overview.get.query({ appKey })).totals, [appKey]);
-  const series = useQuery(() => client.overview.timeseries.query({ appKey, bucket }), [appKey, bucket]);
-  const latest = useQuery(() => client.issues.list.query({ appKey, limit: 5 }), [appKey]);
+  // One "now" for the totals and the chart, so both cover exactly the same period; Refresh moves it.
+  const [now, setNow] = useState(() => Date.now());
+  // "All time" charts by day from before the first app was made (an event may be dated up to 30 days before it came).
+  const chosenApps = apps.data?.filter((app) => !appKey || app.appKey === appKey) ?? [];
+  const allFrom = chosenApps.length > 0 ? Math.min(...chosenApps.map((app) => app.createdAt)) - limits.maxEventAgeMs : now - 30 * DAY;
+  const from = range.ms === undefined ? undefined : now - range.ms;
+  const chartFrom = from ?? Math.max(allFrom, now - 999 * DAY);
+  const totals = useQuery(async () => (await client.overview.get.query({ appKey, ...(from !== undefined ? { from } : {}) })).totals, [appKey, from]);
+  const series = useQuery(
+    () => client.overview.timeseries.query({ appKey, bucket: range.bucket, from: chartFrom, to: now + 1 }),
+    [appKey, range.bucket, chartFrom, now],
+  );
+  // Whether anything ever came, for the hint to add the SDK (the period's totals may be zero for a quiet period).
+  const ever = useQuery(async () => (from === undefined ? null : (await client.overview.get.query({ appKey })).totals.events), [appKey, from === undefined, now]);
+  const latest = useQuery(() => client.issues.list.query({ appKey, limit: 5, status: 'unresolved' }), [appKey, now]);
   const refresh = () => {
     apps.reload(); // apps made elsewhere (another tab, the API) join the filter
-    totals.reload();
-    series.reload();
-    latest.reload();
+    setNow(Date.now());
   };
   const noApps = apps.status === 'ok' && apps.data.length === 0;
   // Where to find the SDK snippet: the chosen app, or the only one, or the list.
@@ -44,7 +76,15 @@ export function OverviewScreen() {
       <div className="page-head">
         <h1 tabIndex={-1}>Overview</h1>
         <div className="toolbar">
-          <AppFilter appKey={appKey} pathFor={paths.overview} />
+          <AppFilter appKey={appKey} pathFor={(app) => overviewHref(app, range)} />
+          <fieldset className="segmented">
+            <legend className="visually-hidden">Period</legend>
+            {ranges.map((each) => (
+              <button key={each.value} type="button" aria-pressed={range === each} onClick={() => navigate(overviewHref(appKey, each))}>
+                {each.label}
+              </button>
+            ))}
+          </fieldset>
           <button type="button" className="button" onClick={refresh}>
             Refresh
           </button>
@@ -63,11 +103,12 @@ export function OverviewScreen() {
       )}
 
       <section aria-labelledby="totals-title">
-        <h2 id="totals-title" className="visually-hidden">
-          Totals, all time
+        <h2 id="totals-title" className="totals-title">
+          Totals, {range.span}
         </h2>
         {totals.status === 'error' && <ErrorState title="Could not load the totals" message={totals.error} onRetry={totals.reload} />}
         {totals.status === 'loading' && !totals.data && <Loading />}
+        {!noApps && totals.data?.events === 0 && (ever.data ?? 0) > 0 && <p className="muted">Nothing in {range.span}.</p>}
         {totals.data && (
           <dl className="totals" aria-busy={totals.status === 'loading'}>
             {totalsShown.map(({ key, label }) => (
@@ -78,7 +119,7 @@ export function OverviewScreen() {
             ))}
           </dl>
         )}
-        {!noApps && totals.data?.events === 0 && (
+        {!noApps && totals.data?.events === 0 && (ever.data ?? 0) === 0 && ever.status === 'ok' && (
           <EmptyState title="No events yet: add the SDK">
             <p>
               {appKey ? `${appName(apps.data, appKey)} has` : 'Your apps have'} not sent anything yet. Put the SDK snippet in your pages and the first
@@ -93,20 +134,8 @@ export function OverviewScreen() {
 
       <section className="panel" aria-labelledby="chart-title">
         <div className="panel-head">
-          <h2 id="chart-title">Events over time</h2>
-          <fieldset className="segmented">
-            <legend className="visually-hidden">Period</legend>
-            {(
-              [
-                ['hour', 'Last 24 hours'],
-                ['day', 'Last 30 days'],
-              ] as const
-            ).map(([value, label]) => (
-              <button key={value} type="button" aria-pressed={bucket === value} onClick={() => setBucket(value)}>
-                {label}
-              </button>
-            ))}
-          </fieldset>
+          <h2 id="chart-title">Events, {range.span}</h2>
+          <span className="muted">per {range.bucket}</span>
         </div>
         {series.status === 'error' && <ErrorState title="Could not load the chart" message={series.error} onRetry={series.reload} />}
         {series.status === 'loading' && !series.data && <Loading />}
@@ -115,7 +144,7 @@ export function OverviewScreen() {
 
       <section className="panel" aria-labelledby="latest-title">
         <div className="panel-head">
-          <h2 id="latest-title">Latest issues</h2>
+          <h2 id="latest-title">Latest unresolved issues</h2>
           <Link href={paths.issues(appKey)}>All issues</Link>
         </div>
         {latest.status === 'error' && <ErrorState title="Could not load the issues" message={latest.error} onRetry={latest.reload} />}
@@ -126,8 +155,7 @@ export function OverviewScreen() {
             {latest.data.issues.map((issue) => (
               <li key={issue.id}>
                 <Link href={paths.issue(issue.id)} className="issue-link">
-                  <span className="issue-type">{issue.errorType}</span>
-                  <span className="issue-message">{issue.message || '(no message)'}</span>
+                  <IssueName issue={issue} />
                 </Link>
                 <span className="muted">
                   {countOf(issue.eventCount, 'event')} · last seen <Time ms={issue.lastSeenAt} />

@@ -1,18 +1,46 @@
-import { findIssue, listIssueEvents, toIssue } from '@collector/db';
-import { parseIssueId } from '@collector/domain';
+import { findIssue, issueEventContexts, issueSeries, listIssueEvents, toIssue } from '@collector/db';
+import { decodeEventCursor, describeUserAgent, encodeEventCursor, parseIssueId } from '@collector/domain';
 import { fail } from '../../errors';
 import { authedProcedure } from '../../trpc';
 import { getIssueMeta, ZGetIssueRequestSchema, ZGetIssueResponseSchema } from './get.types';
+
+type Counts = Array<{ value: string | null; events: number }>;
+
+/** Sums counts by value, most first (ties by value, "not sent" last, so the order is stable). */
+function tally(entries: Iterable<[string | null, number]>): Counts {
+  const byValue = new Map<string | null, number>();
+  for (const [value, events] of entries) byValue.set(value, (byValue.get(value) ?? 0) + events);
+  return [...byValue.entries()]
+    .map(([value, events]) => ({ value, events }))
+    .sort((a, b) => b.events - a.events || (a.value === null ? 1 : b.value === null ? -1 : a.value.localeCompare(b.value)));
+}
 
 export const getIssueRoute = authedProcedure
   .meta(getIssueMeta)
   .input(ZGetIssueRequestSchema)
   .output(ZGetIssueResponseSchema)
   .query(async ({ ctx, input }) => {
+    const after = input.cursor === undefined ? undefined : decodeEventCursor(input.cursor);
+    if (after === null) fail('VALIDATION_FAILED', { details: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
     const key = parseIssueId(input.id);
     // Another user's issue is answered exactly like one that does not exist.
     const row = key && (await findIssue(ctx.db, { userId: ctx.session.user.id, ...key }));
     if (!key || !row) fail('NOT_FOUND');
-    const events = await listIssueEvents(ctx.db, { ...key, limit: input.limit });
-    return { issue: toIssue(row), events };
+    const [page, series, contexts] = await Promise.all([
+      listIssueEvents(ctx.db, { ...key, limit: input.limit, after }),
+      issueSeries(ctx.db, { ...key, now: ctx.clock() }),
+      issueEventContexts(ctx.db, key),
+    ]);
+    const last = page.events.at(-1);
+    const nextCursor = page.hasMore && last ? encodeEventCursor({ timestamp: last.timestamp, eventId: last.eventId }) : null;
+    // Parsed once per distinct user agent: the rows are already grouped by it.
+    const agents = contexts.map((context) => ({ ...context, agent: context.userAgent === null ? null : describeUserAgent(context.userAgent) }));
+    const breakdown = {
+      events: agents.reduce((sum, context) => sum + context.events, 0),
+      browsers: tally(agents.map((context) => [context.agent?.browser ?? null, context.events])),
+      os: tally(agents.map((context) => [context.agent?.os ?? null, context.events])),
+      releases: tally(agents.map((context) => [context.release, context.events])),
+      environments: tally(agents.map((context) => [context.environment, context.events])),
+    };
+    return { issue: { ...toIssue(row), series }, events: page.events, nextCursor, breakdown };
   });

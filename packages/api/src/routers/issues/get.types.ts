@@ -1,4 +1,4 @@
-import { isStorableText, limits, UNSTORABLE_MESSAGE } from '@collector/domain';
+import { isStorableText, issueBreakdownEvents, issueSeriesDays, limits, UNSTORABLE_MESSAGE } from '@collector/domain';
 import { z } from 'zod';
 import { queryPageSize, ZEventSchema, ZIssueSchema } from '../../schemas';
 import type { Meta } from '../../trpc';
@@ -7,15 +7,19 @@ export const getIssueMeta: Meta = {
   openapi: {
     method: 'GET',
     path: '/api/issues/{id}',
-    summary: 'One issue and its latest events',
-    description: 'id is <appKey>:<fingerprint>, raw or with the colons encoded as %3A. Events come newest first, each as it was sent plus receivedAt.',
+    summary: 'One issue, its daily series, a breakdown and a page of its events',
+    description:
+      'id is <appKey>:<fingerprint>, raw or with the colons encoded as %3A. Events come newest first, each as it was sent plus receivedAt; ' +
+      'pass nextCursor back as cursor for older ones. issue.series counts every event ever accepted per UTC day (by event timestamp) over the ' +
+      `last ${issueSeriesDays} days, today included, oldest first, every day present. breakdown counts the issue’s newest ${issueBreakdownEvents} ` +
+      'stored events by browser, operating system, release and environment (most first).',
     tags: ['dashboard'],
   },
   contract: { errors: ['UNAUTHENTICATED', 'VALIDATION_FAILED', 'NOT_FOUND'] },
 };
 
 /** The REST layer hands path parameters over as sent, still percent-encoded (%3A); the typed client sends them raw. */
-function decodePathParameter(value: string): string {
+export function decodePathParameter(value: string): string {
   try {
     return decodeURIComponent(value);
   } catch {
@@ -23,9 +27,36 @@ function decodePathParameter(value: string): string {
   }
 }
 
+export const ZIssueIdSchema = z
+  .string()
+  .min(1)
+  .max(600)
+  .transform(decodePathParameter)
+  .refine(isStorableText, UNSTORABLE_MESSAGE)
+  .meta({ description: '<appKey>:<fingerprint>' });
+
 export const ZGetIssueRequestSchema = z.object({
-  id: z.string().min(1).max(600).transform(decodePathParameter).refine(isStorableText, UNSTORABLE_MESSAGE).meta({ description: '<appKey>:<fingerprint>' }),
+  id: ZIssueIdSchema,
   limit: queryPageSize(limits.pageSizeDefault),
+  cursor: z.string().min(1).max(600).meta({ description: 'nextCursor of the previous page of events' }).optional(),
 });
 
-export const ZGetIssueResponseSchema = z.object({ issue: ZIssueSchema, events: z.array(ZEventSchema) });
+const ZDayCountSchema = z.object({ start: z.int().min(0).meta({ description: 'Start of the UTC day, ms' }), events: z.int().min(0) });
+const ZCountsSchema = z.array(z.object({ value: z.string().nullable().meta({ description: 'null: not sent' }), events: z.int().min(1) }));
+
+export const ZIssueBreakdownSchema = z
+  .object({
+    events: z.int().min(0).meta({ description: `How many of the newest stored events were counted (at most ${issueBreakdownEvents})` }),
+    browsers: ZCountsSchema,
+    os: ZCountsSchema,
+    releases: ZCountsSchema,
+    environments: ZCountsSchema,
+  })
+  .meta({ id: 'IssueBreakdown' });
+
+export const ZGetIssueResponseSchema = z.object({
+  issue: ZIssueSchema.extend({ series: z.array(ZDayCountSchema).length(issueSeriesDays) }),
+  events: z.array(ZEventSchema),
+  nextCursor: z.string().nullable(),
+  breakdown: ZIssueBreakdownSchema,
+});

@@ -1,4 +1,4 @@
-import { isAppOwnedBy, listIssues, toIssue } from '@collector/db';
+import { isAppOwnedBy, listIssues, sortValue, toIssue } from '@collector/db';
 import { decodeCursor, encodeCursor } from '@collector/domain';
 import { fail } from '../../errors';
 import { authedProcedure } from '../../trpc';
@@ -12,10 +12,22 @@ export const listIssuesRoute = authedProcedure
     const userId = ctx.session.user.id;
     const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
     if (after === null) fail('VALIDATION_FAILED', { details: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
+    if (after && after.sort !== input.sort) fail('VALIDATION_FAILED', { details: [{ path: 'cursor', message: `belongs to sort=${after.sort}, not ${input.sort}` }] });
     if (input.appKey !== undefined && !(await isAppOwnedBy(ctx.db, input.appKey, userId))) fail('NOT_FOUND');
 
-    const { rows, hasMore } = await listIssues(ctx.db, { userId, appKey: input.appKey, after, limit: input.limit });
+    const { rows, hasMore, total } = await listIssues(ctx.db, {
+      userId,
+      appKey: input.appKey,
+      statuses: input.status,
+      search: input.q,
+      type: input.type,
+      release: input.release,
+      environment: input.environment,
+      sort: input.sort,
+      after,
+      limit: input.limit,
+    });
     const last = rows.at(-1);
-    const nextCursor = hasMore && last ? encodeCursor({ lastSeenAt: last.last_seen_at, appKey: last.app_key, fingerprint: last.fingerprint }) : null;
-    return { issues: rows.map(toIssue), nextCursor };
+    const nextCursor = hasMore && last ? encodeCursor({ sort: input.sort, value: sortValue(last, input.sort), appKey: last.app_key, fingerprint: last.fingerprint }) : null;
+    return { issues: rows.map(toIssue), nextCursor, total };
   });

@@ -1,4 +1,4 @@
-import { limits } from '@collector/domain';
+import { eventFieldChars, eventTypes, type IssueStatus, isStorableText, issueSearchMaxChars, issueSorts, issueStatuses, limits, UNSTORABLE_MESSAGE } from '@collector/domain';
 import { z } from 'zod';
 import { queryAppKey, queryPageSize, ZIssueSchema } from '../../schemas';
 import type { Meta } from '../../trpc';
@@ -7,17 +7,47 @@ export const listIssuesMeta: Meta = {
   openapi: {
     method: 'GET',
     path: '/api/issues',
-    summary: 'Issues, most recently seen first',
-    description: 'Pass nextCursor back as cursor for the next page; it is null on the last page.',
+    summary: 'Issues, filtered and sorted',
+    description:
+      'Filters combine (all must hold); sort is descending, ties broken by id. total counts every issue that matches the filters, on every page. ' +
+      'Pass nextCursor back as cursor, with the same filters and sort, for the next page; it is null on the last page. ' +
+      'Pages are keyset pages: each holds the issues after the previous page’s last one in the order as it is when the page is read. ' +
+      'No issue is skipped or repeated while events arrive, except that an issue whose sort key grows after its page was read ' +
+      '(new events move it up) is then found by reading from the first page again, and that a late event can move an issue down in firstSeen order.',
     tags: ['dashboard'],
   },
   contract: { errors: ['UNAUTHENTICATED', 'VALIDATION_FAILED', 'NOT_FOUND'] },
 };
 
+const text = (max: number) => z.string().min(1).max(max).refine(isStorableText, UNSTORABLE_MESSAGE);
+
+/** One status or a comma-separated list of them; each must be known. */
+const oneStatus = `(${issueStatuses.join('|')})`;
+const statusList = z
+  .string()
+  .max(100)
+  .regex(new RegExp(`^${oneStatus}(,${oneStatus})*$`), `must be ${issueStatuses.join(', ')} or a comma-separated list of them`)
+  .transform((value) => value.split(',') as IssueStatus[])
+  .meta({ description: `One of ${issueStatuses.join(', ')}, or a comma-separated list of them; default all` });
+
 export const ZListIssuesRequestSchema = z.object({
   appKey: queryAppKey.optional(),
   limit: queryPageSize(limits.pageSizeDefault),
-  cursor: z.string().min(1).max(600).optional().meta({ description: 'nextCursor of the previous page' }),
+  cursor: z.string().min(1).max(600).meta({ description: 'nextCursor of the previous page, with the same filters and sort' }).optional(),
+  status: statusList.optional(),
+  q: text(issueSearchMaxChars).meta({ description: 'Case-insensitive substring of the message, errorType or culprit' }).optional(),
+  type: z.enum(eventTypes).meta({ description: 'The type of the issue’s events' }).optional(),
+  release: text(eventFieldChars.release).meta({ description: 'Issues with at least one event of this release' }).optional(),
+  environment: text(eventFieldChars.environment).meta({ description: 'Issues with at least one event from this environment' }).optional(),
+  sort: z
+    .enum(issueSorts)
+    .optional()
+    .transform((value) => value ?? 'lastSeen')
+    .meta({ description: 'lastSeen (default), firstSeen, events or users; all descending' }),
 });
 
-export const ZListIssuesResponseSchema = z.object({ issues: z.array(ZIssueSchema), nextCursor: z.string().nullable() });
+export const ZListIssuesResponseSchema = z.object({
+  issues: z.array(ZIssueSchema),
+  nextCursor: z.string().nullable(),
+  total: z.int().min(0).meta({ description: 'How many issues match the filters, on every page' }),
+});
