@@ -27,7 +27,7 @@ export interface IngestionResult {
 export async function ingestEvents(ctx: IngestionContext, input: { appKey: string; events: readonly unknown[]; receivedAt?: number }): Promise<IngestionResult> {
   const receivedAt = input.receivedAt ?? ctx.clock();
   if (!(await ctx.knownApps.exists(input.appKey))) fail('UNKNOWN_APP_KEY');
-  ctx.rateLimiters.ingest?.take(input.appKey, input.events.length, receivedAt);
+  await ctx.rateLimiters.ingest?.take(input.appKey, input.events.length, receivedAt);
 
   const accepted: StoredEvent[] = [];
   const rejected: Rejection[] = [];

@@ -106,7 +106,11 @@ export function createOpenApiDocument(options: { baseUrl: string; version: strin
       type: 'object',
       properties: {
         status: { type: 'string', const: 'ready' },
-        database: { type: 'string', enum: ['postgres', 'embedded'], description: 'postgres when DATABASE_URL is set, else embedded' },
+        database: {
+          type: 'string',
+          enum: ['postgres', 'embedded', 'pglite'],
+          description: "postgres when DATABASE_URL is set; else embedded (the collector's own PostgreSQL server), or pglite with EMBEDDED=pglite",
+        },
       },
       required: ['status', 'database'],
     },

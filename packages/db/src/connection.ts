@@ -1,4 +1,5 @@
-// Opens the database: PostgreSQL through pg when a URL is given, otherwise embedded PostgreSQL (PGlite) in a folder.
+// Opens the database: PostgreSQL through pg when a URL is given (a server of yours, or the embedded one that
+// embedded-postgres.ts starts), otherwise PGlite in a folder (EMBEDDED=pglite).
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from 'kysely';
@@ -6,7 +7,8 @@ import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { Database } from './schema';
 
-export type Backend = 'postgres' | 'embedded';
+/** What /readyz reports: PostgreSQL of yours, the embedded PostgreSQL server, or PGlite. */
+export type Backend = 'postgres' | 'embedded' | 'pglite';
 
 export interface DatabaseHandle {
   db: Kysely<Database>;
@@ -17,9 +19,11 @@ export interface DatabaseHandle {
 }
 
 export interface OpenDatabaseOptions {
-  /** A PostgreSQL URL; without it the embedded database is used. */
+  /** A PostgreSQL URL; without it PGlite is used. */
   url?: string | undefined;
-  /** Folder of the embedded database; `memory://` keeps it in memory. */
+  /** With a URL: 'embedded' when it is the collector's own embedded server. */
+  backend?: 'postgres' | 'embedded' | undefined;
+  /** Folder of the PGlite database; `memory://` keeps it in memory. */
   dataDir?: string | undefined;
   maxConnections?: number | undefined;
   /** Errors of idle pooled connections (a PostgreSQL restart); without a listener pg would crash the process. */
@@ -141,7 +145,7 @@ function openPostgres(options: OpenDatabaseOptions & { url: string }): DatabaseH
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardingBrokenClients(pool) }) });
   return {
     db,
-    backend: 'postgres',
+    backend: options.backend ?? 'postgres',
     ping: async () => {
       const client = await probe.connect();
       try {
@@ -158,14 +162,14 @@ function openPostgres(options: OpenDatabaseOptions & { url: string }): DatabaseH
   };
 }
 
-async function openEmbedded(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
+async function openPglite(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const dataDir = options.dataDir ?? 'memory://';
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
   const pglite = await PGlite.create(dataDir, { parsers: { [INT8]: toNumber, [NUMERIC]: toNumber } });
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   return {
     db,
-    backend: 'embedded',
+    backend: 'pglite',
     ping: async () => {
       await sql`select 1`.execute(db);
     },
@@ -174,5 +178,5 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<DatabaseHandl
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
-  return options.url ? openPostgres({ ...options, url: options.url }) : openEmbedded(options);
+  return options.url ? openPostgres({ ...options, url: options.url }) : openPglite(options);
 }

@@ -1,12 +1,11 @@
 // The one classifier, against the errors a real database raises.
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import { testDatabaseUrl } from '../test/database';
 import { openDatabase } from './connection';
 import { classifyDatabaseError } from './database-errors';
-import { migrateToLatest } from './migrate';
 
-const database = await openDatabase({ url: process.env.TEST_DATABASE_URL, dataDir: 'memory://' });
-await migrateToLatest(database.db);
+const database = await openDatabase({ url: await testDatabaseUrl() });
 afterAll(() => database.close());
 
 const failureOf = (run: () => Promise<unknown>) => run().then(() => expect.unreachable('it succeeded'), (error: unknown) => error);

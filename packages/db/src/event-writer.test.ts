@@ -1,14 +1,13 @@
-// Group commit against a real database: the embedded one, or PostgreSQL with TEST_DATABASE_URL.
+// Group commit against a real database: a fresh one in the embedded cluster, or PostgreSQL with TEST_DATABASE_URL.
 import { randomBytes } from 'node:crypto';
 import type { StoredEvent } from '@collector/domain';
 import { afterAll, describe, expect, it } from 'vitest';
+import { testDatabaseUrl } from '../test/database';
 import { insertApp } from './apps';
 import { openDatabase } from './connection';
 import { EventWriter } from './event-writer';
-import { migrateToLatest } from './migrate';
 
-const database = await openDatabase({ url: process.env.TEST_DATABASE_URL, dataDir: 'memory://' });
-await migrateToLatest(database.db);
+const database = await openDatabase({ url: await testDatabaseUrl() });
 afterAll(() => database.close());
 
 const suffix = Math.random().toString(36).slice(2, 10);

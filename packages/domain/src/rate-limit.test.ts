@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Bucket, isFull, takeTokens } from './rate-limit';
+import { type Bucket, isFull, leaseSize, secondsUntilAvailable, takeTokens } from './rate-limit';
 
 const policy = { ratePerSecond: 10, burst: 5 };
 const fullBucket = (now = 0): Bucket => ({ tokens: policy.burst, updatedAt: now });
@@ -99,5 +99,22 @@ describe('isFull', () => {
     const bucket: Bucket = { tokens: 1, updatedAt: 0 };
     isFull(bucket, policy, 10_000);
     expect(bucket).toEqual({ tokens: 1, updatedAt: 0 });
+  });
+});
+
+describe('leaseSize', () => {
+  it('is a tenth of a second of the rate, within one and a quarter of the burst', () => {
+    expect(leaseSize({ ratePerSecond: 1000, burst: 5000 })).toBe(100);
+    expect(leaseSize({ ratePerSecond: 1000, burst: 200 })).toBe(50);
+    expect(leaseSize({ ratePerSecond: 1, burst: 60 })).toBe(1);
+    expect(leaseSize({ ratePerSecond: 1 / 60, burst: 2 })).toBe(1);
+  });
+});
+
+describe('secondsUntilAvailable', () => {
+  it('is the wait for what is missing at the rate, rounded up, at least 1 s, and never beyond a full bucket', () => {
+    expect(secondsUntilAvailable({ ratePerSecond: 100, burst: 100 }, 50, 0)).toBe(1);
+    expect(secondsUntilAvailable({ ratePerSecond: 10, burst: 100 }, 50, 5)).toBe(5);
+    expect(secondsUntilAvailable({ ratePerSecond: 1, burst: 60 }, 500, 0)).toBe(60);
   });
 });

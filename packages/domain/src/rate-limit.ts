@@ -37,3 +37,18 @@ export function takeTokens(bucket: Bucket, policy: BucketPolicy, cost: number, n
 export function isFull(bucket: Bucket, policy: BucketPolicy, now: number): boolean {
   return bucket.tokens + (Math.max(0, now - bucket.updatedAt) / 1000) * policy.ratePerSecond >= policy.burst;
 }
+
+/**
+ * How many tokens a process leases at a time from a bucket shared with other processes (in the database): a tenth
+ * of a second's worth, within [1, burst / 4]. Leased tokens are spent by that process only, so what other processes
+ * cannot use at a given moment is at most about a lease and a half per process; larger leases mean fewer statements.
+ */
+export function leaseSize(policy: BucketPolicy): number {
+  return Math.max(1, Math.min(Math.ceil(policy.ratePerSecond / 10), Math.floor(policy.burst / 4)));
+}
+
+/** Seconds until `held` tokens, refilling at the policy's rate, reach `cost` (at least 1, as Retry-After wants). */
+export function secondsUntilAvailable(policy: BucketPolicy, cost: number, held: number): number {
+  const missing = Math.min(Math.max(cost, 1), policy.burst) - held;
+  return Math.max(1, Math.ceil(missing / policy.ratePerSecond));
+}

@@ -37,8 +37,8 @@ export function createApp(options: AppOptions) {
   const createContext = createContextFactory({
     db: database.db,
     clock: options.clock ?? Date.now,
-    rateLimiters: createRateLimiters(options.rateLimits),
-    eventWriter: new EventWriter(database.db, { concurrency: database.backend === 'embedded' ? 1 : 2 }),
+    rateLimiters: createRateLimiters(options.rateLimits, database.db),
+    eventWriter: new EventWriter(database.db, { concurrency: database.backend === 'pglite' ? 1 : 2 }),
     knownApps: new KnownApps(database.db),
     alerts: options.alerts,
     publicUrl: options.publicUrl ?? (() => 'http://localhost:3100'),

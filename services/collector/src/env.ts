@@ -17,11 +17,15 @@ const envSchema = z
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }).optional(),
     DATABASE_POOL_SIZE: integer(10, 1, 200),
     DATA_DIR: z.string().min(1).default('.data'),
+    /** Without DATABASE_URL: a PostgreSQL server of the collector's own in DATA_DIR, or PGlite (earlier versions' default). */
+    EMBEDDED: z.enum(['postgres', 'pglite']).default('postgres'),
     /** Events per second per appKey; 0 turns the limit off. */
     INGEST_RATE_LIMIT: integer(1000, 0, 10_000_000),
     INGEST_RATE_BURST: integer(5000, 50, 100_000_000),
     /** Express's "trust proxy": set it behind a reverse proxy so per-address throttling sees the client, not the proxy. */
     TRUST_PROXY: z.string().min(1).optional(),
+    /** Collector processes sharing the port (node:cluster); each has its own pool of DATABASE_POOL_SIZE connections. */
+    WORKERS: integer(1, 1, 64),
     /**
      * The collector's address as SDKs and browsers reach it (behind a proxy: the proxy's), the base of every app's DSN.
      * Unset: http://localhost:<PORT>, with the port actually bound.
@@ -40,9 +44,11 @@ const envSchema = z
     databaseUrl: env.DATABASE_URL,
     databasePoolSize: env.DATABASE_POOL_SIZE,
     dataDir: env.DATA_DIR,
+    embedded: env.EMBEDDED,
     ingestRateLimit: env.INGEST_RATE_LIMIT,
     ingestRateBurst: env.INGEST_RATE_BURST,
     trustProxy: env.TRUST_PROXY,
+    workers: env.WORKERS,
     publicUrl: env.PUBLIC_URL,
     logLevel: env.LOG_LEVEL,
     alerts: {

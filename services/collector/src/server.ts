@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { defaultRateLimits, type RateLimitConfig } from '@collector/api';
-import { type DatabaseHandle, migrateDatabase, migrateToLatest, openDatabase } from '@collector/db';
+import { type DatabaseHandle, type EmbeddedPostgres, migrateDatabase, migrateToLatest, openDatabase, startEmbeddedPostgres } from '@collector/db';
 import { AlertWorker, type AlertOptions } from './alerts/worker';
 import { createApp } from './app';
 import type { Logger } from './logger';
@@ -11,7 +11,12 @@ export interface StartOptions {
   port: number;
   host?: string | undefined;
   databaseUrl?: string | undefined;
-  dataDir: string;
+  /** Without databaseUrl: the embedded PostgreSQL server in dataDir (the default), or PGlite there. */
+  embedded?: 'postgres' | 'pglite' | undefined;
+  /** With databaseUrl: say 'embedded' when it is an embedded server started elsewhere (a cluster's primary process). */
+  databaseBackend?: 'postgres' | 'embedded' | undefined;
+  /** Where the embedded database lives; needed without databaseUrl. */
+  dataDir?: string | undefined;
   databasePoolSize?: number;
   rateLimits?: Partial<RateLimitConfig>;
   trustProxy?: string | undefined;
@@ -32,23 +37,35 @@ export interface RunningServer {
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { logger } = options;
-  // PostgreSQL is migrated on a connection of its own, free of the request timeouts; the embedded database holds one
-  // connection only, so it is migrated on the handle that then serves.
-  if (options.databaseUrl) await migrateDatabase({ url: options.databaseUrl });
-  const database = await openDatabase({
-    url: options.databaseUrl,
-    dataDir: options.dataDir,
-    maxConnections: options.databasePoolSize,
-    onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
-  });
-  if (!options.databaseUrl) {
-    try {
-      await migrateToLatest(database.db);
-    } catch (error) {
-      await database.close();
-      throw error;
-    }
+  const pglite = !options.databaseUrl && options.embedded === 'pglite';
+  if (!options.databaseUrl && !options.dataDir) throw new Error('startServer: a databaseUrl or a dataDir is needed');
+  // Without a URL the collector runs its own PostgreSQL server in dataDir, and stops it with itself.
+  const embedded: EmbeddedPostgres | undefined =
+    options.databaseUrl || pglite ? undefined : await startEmbeddedPostgres({ dataDir: options.dataDir as string, log: (message) => logger.info(message) });
+  const databaseUrl = options.databaseUrl ?? embedded?.url;
+  let opened: DatabaseHandle | undefined;
+  try {
+    // PostgreSQL is migrated on a connection of its own, free of the request timeouts; PGlite holds one connection
+    // only, so it is migrated on the handle that then serves.
+    if (databaseUrl) await migrateDatabase({ url: databaseUrl });
+    opened = await openDatabase({
+      url: databaseUrl,
+      backend: embedded ? 'embedded' : options.databaseBackend,
+      dataDir: options.dataDir,
+      maxConnections: options.databasePoolSize,
+      onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
+    });
+    if (pglite) await migrateToLatest(opened.db);
+  } catch (error) {
+    await opened?.close();
+    await embedded?.stop();
+    throw error;
   }
+  const database = opened;
+  const close = async () => {
+    await database.close();
+    await embedded?.stop();
+  };
   let boundPort = options.port;
   const alertWorker = new AlertWorker(
     database.db,
@@ -83,7 +100,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))]).catch(async (error) => {
-    await database.close();
+    await close();
     throw error;
   });
   const { port } = server.address() as AddressInfo;
@@ -97,7 +114,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await alertWorker.stop();
-      await database.close();
+      await close();
     },
   };
 }

@@ -1,6 +1,7 @@
 // Rate limits, beyond what auth.security and ingest.security already show: Retry-After tells the truth (waiting
 // that long is enough), an e-mail's budget cannot be dodged by spelling it differently, and one client address or
 // app running out leaves the others alone.
+import { testDatabaseUrl } from '@collector/db/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger';
 import { startServer } from '../src/server';
@@ -68,8 +69,7 @@ describe('sign-in limit per e-mail', () => {
 const server = await startServer({
   port: 0,
   host: '127.0.0.1',
-  databaseUrl: process.env.TEST_DATABASE_URL,
-  dataDir: 'memory://',
+  databaseUrl: await testDatabaseUrl(),
   trustProxy: 'loopback',
   clock,
   rateLimits: { ingestPerSecond: 0, authPerEmail: { ratePerSecond: 1000, burst: 1000 }, authPerAddress: { ratePerSecond: 1 / 2, burst: 3 } },

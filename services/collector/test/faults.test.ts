@@ -22,7 +22,6 @@ describe.runIf(databaseUrl)('database faults (PostgreSQL)', () => {
       port: 0,
       host: '127.0.0.1',
       databaseUrl: url.href,
-      dataDir: 'memory://',
       rateLimits: { ingestPerSecond: 0 },
       logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     });

@@ -1,14 +1,8 @@
-// With TEST_DATABASE_URL, every test file shares that PostgreSQL database: migrate it once here.
-// Without it each test file runs on its own in-memory embedded database, migrated at start.
-import { migrateToLatest, openDatabase } from '@collector/db';
+// One database set-up for the whole run (packages/db/test/database.ts): TEST_DATABASE_URL migrated once, or one
+// embedded PostgreSQL cluster whose migrated template each test file copies.
+import { setUpTestDatabases } from '@collector/db/testing';
+import type { TestProject } from 'vitest/node';
 
-export default async function setup() {
-  const url = process.env.TEST_DATABASE_URL;
-  if (!url) return;
-  const database = await openDatabase({ url });
-  try {
-    await migrateToLatest(database.db);
-  } finally {
-    await database.close();
-  }
+export default async function setup(project: TestProject) {
+  return setUpTestDatabases((cluster) => project.provide('embeddedCluster', cluster));
 }

@@ -1,13 +1,18 @@
 // Starts the real service on an ephemeral port against a real database, and speaks HTTP to it.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { RateLimitConfig } from '@collector/api';
+import { testBackend, testDatabaseUrl } from '@collector/db/testing';
 import { afterAll } from 'vitest';
 import { createLogger } from '../src/logger';
 import type { AlertOptions } from '../src/alerts/worker';
 import { type RunningServer, startServer } from '../src/server';
 
-export const backend = process.env.TEST_DATABASE_URL ? 'postgres' : 'embedded';
+export const backend = testBackend;
+const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 const unlimited: Partial<RateLimitConfig> = {
   ingestPerSecond: 0,
@@ -41,8 +46,8 @@ export async function startTestServer(
   const server = await startServer({
     port: 0,
     host: '127.0.0.1',
-    databaseUrl: process.env.TEST_DATABASE_URL,
-    dataDir: 'memory://',
+    databaseUrl: await testDatabaseUrl(),
+    databaseBackend: testBackend,
     rateLimits: { ...unlimited, ...options.rateLimits },
     clock: options.clock,
     alerts: options.alerts,
@@ -119,4 +124,59 @@ export function readmeBlock(section: string, lang: string): string {
   const block = new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(readme.slice(start, end < 0 ? undefined : end));
   if (!block?.[1]) throw new Error(`README section "${section}" has no \`\`\`${lang} block`);
   return block[1];
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  output: string[];
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves when a line of output matches. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+}
+
+/**
+ * The real service as `pnpm start` runs it, in a child process, with `env` over a clean environment. Waits for
+ * "listening" unless told not to (a start that must fail).
+ */
+export async function startService(
+  env: Record<string, string>,
+  options: { waitForListening?: boolean; account?: { uid: number; gid: number } } = {},
+): Promise<ServiceProcess> {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !['DATABASE_URL', 'DATA_DIR', 'PORT', 'HOST', 'LOG_LEVEL', 'INGEST_RATE_LIMIT', 'INGEST_RATE_BURST'].includes(key)),
+  );
+  const child = spawn(process.execPath, ['--import', 'tsx', 'services/collector/src/main.ts'], {
+    cwd: root,
+    env: { ...inherited, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INGEST_RATE_LIMIT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...options.account,
+  });
+  const output: string[] = [];
+  const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
+  const onData = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+      output.push(line);
+      for (const waiter of waiters.filter((each) => each.pattern.test(line))) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(line);
+      }
+    }
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  const exit = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
+  const waitFor = (pattern: RegExp, timeoutMs = 30_000) => {
+    const seen = output.find((line) => pattern.test(line));
+    if (seen) return Promise.resolve(seen);
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${output.join('\n')}`)), timeoutMs);
+      waiters.push({ pattern, resolve: (line) => (clearTimeout(timer), resolve(line)) });
+      void exit.then(() => reject(new Error(`the service exited before ${pattern}:\n${output.join('\n')}`)));
+    });
+  };
+  if (options.waitForListening === false) return { child, url: '', output, exit, waitFor };
+  const listening = await waitFor(/listening on http:\/\//, 60_000);
+  const url = /listening on (http:\/\/[^\s"]+)/.exec(listening)?.[1] as string;
+  return { child, url, output, exit, waitFor };
 }

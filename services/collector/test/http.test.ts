@@ -153,7 +153,7 @@ describe('OpenAPI document', () => {
       }
     }
     expect(document.info.license.name).toBeTruthy();
-    expect(document.paths['/readyz'].get.responses['200'].content['application/json'].schema.properties.database.enum).toEqual(['postgres', 'embedded']);
+    expect(document.paths['/readyz'].get.responses['200'].content['application/json'].schema.properties.database.enum).toEqual(['postgres', 'embedded', 'pglite']);
     expect(document.components.schemas).not.toHaveProperty('Error');
   });
 

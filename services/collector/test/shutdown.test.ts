@@ -1,66 +1,16 @@
 // Graceful shutdown of the real service, started as `pnpm start` would: on SIGTERM it stops taking connections,
 // finishes the batches in flight (even ones whose body is still arriving), answers them, commits them, exits 0.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { openDatabase } from '@collector/db';
+import { openDatabase, startEmbeddedPostgres } from '@collector/db';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeEvent, PASSWORD } from './harness';
+import { makeEvent, PASSWORD, startService } from './harness';
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
 const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
-
-interface Service {
-  child: ChildProcess;
-  url: string;
-  output: string[];
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Resolves when a line of output matches. */
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
-}
-
-async function startService(env: Record<string, string>): Promise<Service> {
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !['DATABASE_URL', 'DATA_DIR', 'PORT', 'HOST', 'LOG_LEVEL', 'INGEST_RATE_LIMIT', 'INGEST_RATE_BURST'].includes(key)),
-  );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/collector/src/main.ts'], {
-    cwd: root,
-    env: { ...inherited, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INGEST_RATE_LIMIT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
-  const onData = (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
-      output.push(line);
-      for (const waiter of waiters.filter((each) => each.pattern.test(line))) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve(line);
-      }
-    }
-  };
-  child.stdout?.on('data', onData);
-  child.stderr?.on('data', onData);
-  const exit = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
-  const waitFor = (pattern: RegExp, timeoutMs = 30_000) => {
-    const seen = output.find((line) => pattern.test(line));
-    if (seen) return Promise.resolve(seen);
-    return new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${output.join('\n')}`)), timeoutMs);
-      waiters.push({ pattern, resolve: (line) => (clearTimeout(timer), resolve(line)) });
-      void exit.then(() => reject(new Error(`the service exited before ${pattern}:\n${output.join('\n')}`)));
-    });
-  };
-  const listening = await waitFor(/listening on http:\/\//, 60_000);
-  const url = /listening on (http:\/\/[^\s"]+)/.exec(listening)?.[1] as string;
-  return { child, url, output, exit, waitFor };
-}
 
 async function post(url: string, path: string, body: unknown, token?: string) {
   const response = await fetch(`${url}${path}`, {
@@ -175,7 +125,9 @@ describe('graceful shutdown', () => {
 
       // Nothing accepted is lost: the database, opened again after the process has gone, holds every event.
       const accepted = replies.reduce((sum, reply) => sum + (reply.body.accepted as number), 0);
-      const database = await openDatabase(databaseUrl ? { url: databaseUrl } : { dataDir });
+      // On the embedded default that is the collector's own server, started again on the same folder.
+      const embedded = databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir });
+      const database = await openDatabase({ url: databaseUrl ?? embedded?.url });
       try {
         const row = await database.db
           .selectFrom('events')
@@ -186,6 +138,7 @@ describe('graceful shutdown', () => {
         expect(accepted).toBe(24 * 50);
       } finally {
         await database.close();
+        await embedded?.stop();
       }
     } finally {
       if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGKILL');

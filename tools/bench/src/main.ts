@@ -1,7 +1,8 @@
 // `pnpm bench`: ingestion throughput of the collector against a bare baseline server, on the same machine, in one run.
 //
 //   pnpm bench                 PostgreSQL on 127.0.0.1:5432 (fresh databases, dropped at the end)
-//   pnpm bench --embedded      embedded backend: collector on PGlite in a temp folder vs a bare PGlite server
+//   pnpm bench --embedded      PGlite (EMBEDDED=pglite): collector on PGlite in a temp folder vs a bare PGlite server
+//                              (the embedded PostgreSQL default against PostgreSQL: `pnpm --filter @collector/bench footprint`)
 //   pnpm bench --queries       dashboard queries at 1M events (queries.ts): p50/p95 over 200 calls each, through the API
 //   pnpm bench --sentry        the Sentry endpoints (envelope, gzipped store) against the batch endpoint, per event (sentry.ts);
 //                              PostgreSQL, or the embedded backend with --embedded
@@ -201,7 +202,8 @@ async function embeddedStore(): Promise<Store> {
   const dirs = { collector: join(root, 'collector'), baseline: join(root, 'baseline') };
   return {
     describe: `embedded PostgreSQL (PGlite) in ${root} (removed at the end)`,
-    collectorEnv: { DATA_DIR: dirs.collector },
+    // PGlite against bare PGlite, as before; the embedded PostgreSQL default is measured by `footprint`.
+    collectorEnv: { DATA_DIR: dirs.collector, EMBEDDED: 'pglite' },
     baselineEnv: { DATA_DIR: dirs.baseline },
     count: async (which) => {
       const db = await PGlite.create(dirs[which]);

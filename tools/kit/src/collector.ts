@@ -69,7 +69,7 @@ export async function startChild(options: SpawnOptions, readyTimeoutMs = 60_000)
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     // Nothing of the caller's own database configuration may leak into a server under test.
-    if (value !== undefined && !['DATABASE_URL', 'DATA_DIR', 'PORT', 'HOST', 'INGEST_RATE_LIMIT', 'INGEST_RATE_BURST', 'LOG_LEVEL', 'DATABASE_POOL_SIZE'].includes(key)) {
+    if (value !== undefined && !['DATABASE_URL', 'DATA_DIR', 'EMBEDDED', 'WORKERS', 'PORT', 'HOST', 'INGEST_RATE_LIMIT', 'INGEST_RATE_BURST', 'LOG_LEVEL', 'DATABASE_POOL_SIZE'].includes(key)) {
       env[key] = value;
     }
   }

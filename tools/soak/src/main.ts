@@ -3,14 +3,15 @@
 //
 //   pnpm soak                  50 clients, 10 minutes, a fresh database on the machine's PostgreSQL (dropped at the end)
 //   pnpm soak --ci             the same for 30 s (CI)
-//   pnpm soak --embedded       the collector on embedded PostgreSQL (PGlite) in a temp folder
+//   pnpm soak --embedded       the collector on its embedded PostgreSQL server in a temp folder (the default without DATABASE_URL)
+//   pnpm soak --workers 2      two collector processes on one port and one database (WORKERS=2); CI runs `--ci --workers 2`
 //   options: --seconds 600 --clients 50 --duplicate-share 0.1 --think-ms 500 --apps 3 --pg-url postgres://postgres@127.0.0.1:5432/postgres
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import { startEmbeddedPostgres } from '@collector/db';
 import {
   type Answer,
   cleanupOnExit,
@@ -29,7 +30,7 @@ import {
 import pg from 'pg';
 
 const { flags, number } = parseFlags(
-  'pnpm soak [--seconds 600 | --ci] [--clients 50] [--duplicate-share 0.1] [--think-ms 500] [--apps 3] [--embedded] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]',
+  'pnpm soak [--seconds 600 | --ci] [--clients 50] [--duplicate-share 0.1] [--think-ms 500] [--apps 3] [--embedded] [--workers 1] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]',
   {
     seconds: { type: 'string', default: '600' },
     ci: { type: 'boolean', default: false },
@@ -38,6 +39,7 @@ const { flags, number } = parseFlags(
     'think-ms': { type: 'string', default: '500' },
     apps: { type: 'string', default: '3' },
     embedded: { type: 'boolean', default: false },
+    workers: { type: 'string', default: '1' },
     'pg-url': { type: 'string', default: process.env.SOAK_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 );
@@ -47,6 +49,7 @@ const options = {
   duplicateShare: number('duplicate-share', 0, 1),
   thinkMs: number('think-ms', 0, 60_000),
   apps: number('apps', 1, 50),
+  workers: number('workers', 1, 16),
 };
 const adminUrl = new URL(flags['pg-url'] as string);
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -98,14 +101,18 @@ async function embeddedStore(): Promise<Store> {
   const dir = mkdtempSync(join(tmpdir(), 'collector-soak-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return {
-    describe: `embedded PostgreSQL (PGlite) in ${dir} (removed at the end)`,
+    describe: `the embedded PostgreSQL server in ${dir} (removed at the end)`,
     env: { DATA_DIR: dir },
     inspect: async (check) => {
-      const db = await PGlite.create(dir);
+      // The collector has stopped its server: start it again on the same folder to read what it stored.
+      const server = await startEmbeddedPostgres({ dataDir: dir });
+      const client = new pg.Client({ connectionString: server.url });
       try {
-        return await check(async (text) => (await db.query<Record<string, unknown>>(text)).rows);
+        await client.connect();
+        return await check(async (text) => (await client.query(text)).rows);
       } finally {
-        await db.close();
+        await client.end();
+        await server.stop();
       }
     },
   };
@@ -215,10 +222,10 @@ async function integrity(query: Query): Promise<Integrity> {
 
 async function main(): Promise<boolean> {
   const store = flags.embedded ? await embeddedStore() : await postgresStore();
-  const collector = await startCollector({ repoRoot, env: store.env });
+  const collector = await startCollector({ repoRoot, env: { ...store.env, WORKERS: String(options.workers) } });
   cleanups.push(() => collector.stop());
   const appKeys = await createAccountWithApps(collector.origin, Array.from({ length: options.apps }, (_, i) => `Shop ${i + 1}`));
-  log(`collector pid ${collector.pid}; ${store.describe}`);
+  log(`collector pid ${collector.pid}${options.workers > 1 ? ` (the primary of ${options.workers} workers)` : ''}; ${store.describe}`);
   log(`${options.clients} clients for ${options.seconds} s, ${options.duplicateShare * 100}% of batches sent twice`);
   const memory = watchMemory(collector.pid, 1000);
   const rssAtStart = memoryMiB(collector.pid).rss;

@@ -1,5 +1,6 @@
 // Sliding session expiry, driven through the procedures with createContextInner and a clock the test moves.
-import { EventWriter, migrateToLatest, openDatabase } from '@collector/db';
+import { EventWriter, openDatabase } from '@collector/db';
+import { testDatabaseUrl } from '@collector/db/testing';
 import { sessionPolicy } from '@collector/domain';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createContextInner, noAlertDelivery } from '../context';
@@ -9,8 +10,7 @@ import { appRouter } from '../router';
 import { createCallerFactory } from '../trpc';
 import { sha256Hex } from '../ids';
 
-const database = await openDatabase({ url: process.env.TEST_DATABASE_URL, dataDir: 'memory://' });
-await migrateToLatest(database.db);
+const database = await openDatabase({ url: await testDatabaseUrl() });
 afterAll(() => database.close());
 
 let now = Date.UTC(2026, 10, 1);
@@ -20,7 +20,7 @@ const callerAs = (authorization?: string) =>
     createContextInner({
       db: database.db,
       clock: () => now,
-      rateLimiters: createRateLimiters(defaultRateLimits),
+      rateLimiters: createRateLimiters(defaultRateLimits, database.db),
       eventWriter: new EventWriter(database.db),
       knownApps: new KnownApps(database.db),
       alerts: noAlertDelivery,

@@ -1,14 +1,14 @@
 // Migration 0008 on a database that 0007 left with activity rows: kinds 'u' and 'i' become 'user' and 'issue', and
-// overview_window() is recreated from windowed-counts.ts and counts them; down restores both. Always on a fresh embedded
-// database: the PostgreSQL test database is shared and already migrated (global-setup.ts), and the migration's SQL is
-// plain (updates, a drop, a create).
+// overview_window() is recreated from windowed-counts.ts and counts them; down restores both. Always on a fresh, empty
+// database: the PostgreSQL test database is shared and already migrated (global-setup.ts).
 import { HOUR } from '@collector/domain';
 import { Migrator, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import { emptyTestDatabaseUrl } from '../../test/database';
 import { openDatabase } from '../connection';
 import { migrations } from './index';
 
-const database = await openDatabase({ dataDir: 'memory://' });
+const database = await openDatabase({ url: await emptyTestDatabaseUrl() });
 afterAll(() => database.close());
 const db = database.db;
 const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });

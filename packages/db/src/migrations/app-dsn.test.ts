@@ -1,12 +1,13 @@
 // Migration 0009 on a database that already holds apps: each gets a random public key and a project id of its own.
-// Always the embedded database: it needs one that is fresh and stopped at 0008's predecessor, which PGlite gives at once.
+// Always a fresh, empty database (stopped at the migration before 0009), on either backend.
 import { Migrator } from 'kysely';
 import { afterAll, expect, it } from 'vitest';
+import { emptyTestDatabaseUrl } from '../../test/database';
 import { openDatabase } from '../connection';
 import { migrateToLatest } from '../migrate';
 import { migrations } from './index';
 
-const database = await openDatabase({ dataDir: 'memory://' });
+const database = await openDatabase({ url: await emptyTestDatabaseUrl() });
 afterAll(() => database.close());
 
 it('gives apps created before it a public key and a project id, and new apps theirs', async () => {

@@ -3,13 +3,14 @@
 import { randomBytes } from 'node:crypto';
 import { HOUR, type StoredEvent } from '@collector/domain';
 import { afterAll } from 'vitest';
+import { testDatabaseUrl } from '../../test/database';
 import { insertApp } from '../apps';
 import { openDatabase } from '../connection';
 import { type Batch, prepareBatch, type StoreResult, storePreparedBatches } from '../ingest';
 import { migrateToLatest } from '../migrate';
 
 export async function openWritePathDatabase(name: string) {
-  const database = await openDatabase({ url: process.env.TEST_DATABASE_URL, dataDir: 'memory://' });
+  const database = await openDatabase({ url: await testDatabaseUrl() });
   await migrateToLatest(database.db);
   afterAll(() => database.close());
   const db = database.db;
