@@ -1,6 +1,6 @@
 // What every procedure sees. `createContextInner` is what tests call; `createContextFactory` reads an HTTP request.
 import type { IncomingMessage } from 'node:http';
-import type { Db, EventWriter } from '@collector/db';
+import type { Db, EventWriter, OutcomeCounter } from '@collector/db';
 import type { KnownApps } from './known-apps';
 import type { RateLimiters } from './rate-limiter';
 
@@ -11,6 +11,8 @@ export interface ContextDeps {
   rateLimiters: RateLimiters;
   /** Group-committing writer of ingested events. */
   eventWriter: EventWriter;
+  /** Outcomes decided before the write statement (invalid, rate_limited, too_large, unsupported), written once a second. */
+  outcomes: OutcomeCounter;
   knownApps: KnownApps;
 }
 

@@ -10,6 +10,7 @@ import { getIssueRoute } from './routers/issues/get';
 import { listIssuesRoute } from './routers/issues/list';
 import { overviewRoute } from './routers/overview/get';
 import { timeseriesRoute } from './routers/overview/timeseries';
+import { outcomesRoute } from './routers/outcomes/get';
 import { router } from './trpc';
 
 export const appRouter = router({
@@ -18,6 +19,7 @@ export const appRouter = router({
   apps: router({ list: listAppsRoute, create: createAppRoute }),
   overview: router({ get: overviewRoute, timeseries: timeseriesRoute }),
   issues: router({ list: listIssuesRoute, get: getIssueRoute }),
+  outcomes: router({ get: outcomesRoute }),
 });
 
 export type AppRouter = typeof appRouter;

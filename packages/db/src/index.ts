@@ -10,3 +10,5 @@ export * from './users';
 export { sql } from 'kysely';
 export * from './timeseries';
 export * from './event-writer';
+export * from './outcomes';
+export * from './retention';

@@ -39,19 +39,48 @@ interface SourceRow {
 // The rows travel as one JSON array, parsed once by PostgreSQL, the payload column taken from it as jsonb. Ten parallel
 // arrays cost more on both sides: in Node a string per payload, then pg escaping every element into an array literal;
 // in PostgreSQL the array literals, then each payload parsed again as jsonb (docs/performance.md has the figures).
-const STORE_EVENTS = (rowsJson: string, keepFrom: number) => sql<{ app_key: string; event_id: string }>`
+const STORE_EVENTS = (rowsJson: string, receivedJson: string, keepFrom: number) => sql<{ app_key: string; event_id: string }>`
   with src as (
     select * from jsonb_to_recordset(${rowsJson}::jsonb) as s(
       app_key text, event_id text, fingerprint text, type text, ts int8, received_at int8, anonymous_id text, payload jsonb,
       message text, error_type text
     )
   ),
-  ins as (
-    insert into events (app_key, event_id, fingerprint, type, timestamp, received_at, anonymous_id, payload)
-    select app_key, event_id, fingerprint, type, ts, received_at, anonymous_id, payload from src
+  -- Deduplication: events is partitioned by day and cannot hold (app_key, event_id) unique, so every id is claimed in
+  -- event_ids (migration 0011), which remembers it after its payload is deleted; only the ids claimed here are new.
+  new_ids as (
+    insert into event_ids (app_key, event_id, day)
+    select app_key, event_id, (ts / 86400000)::int4 from src
     order by app_key, event_id
     on conflict do nothing
-    returning app_key, event_id, fingerprint, type, timestamp, anonymous_id
+    returning app_key, event_id
+  ),
+  ins as (
+    insert into events (app_key, event_id, fingerprint, type, timestamp, received_at, anonymous_id, payload)
+    select s.app_key, s.event_id, s.fingerprint, s.type, s.ts, s.received_at, s.anonymous_id, s.payload from src s
+    join new_ids n on n.app_key = s.app_key and n.event_id = s.event_id
+    returning app_key, event_id, fingerprint, type, timestamp, anonymous_id, received_at
+  ),
+  -- Outcomes per app and hour of receipt: the events of the statement's batches (repeats within the group included),
+  -- of which those stored now are accepted and the rest duplicates. Committed with the events they count.
+  received as (
+    select * from jsonb_to_recordset(${receivedJson}::jsonb) as r(app_key text, hour_start int8, events int8)
+  ),
+  stored_by_hour as (
+    select app_key, (received_at / 3600000) * 3600000 as hour_start, count(*) as events from ins group by 1, 2
+  ),
+  outcome_delta as (
+    select r.app_key, r.hour_start, 'accepted'::text as reason, coalesce(s.events, 0) as events
+    from received r left join stored_by_hour s on s.app_key = r.app_key and s.hour_start = r.hour_start
+    union all
+    select r.app_key, r.hour_start, 'duplicate', r.events - coalesce(s.events, 0)
+    from received r left join stored_by_hour s on s.app_key = r.app_key and s.hour_start = r.hour_start
+  ),
+  outcomes_counted as (
+    insert into outcomes as o (app_key, hour_start, reason, events)
+    select app_key, hour_start, reason, events from outcome_delta where events > 0
+    order by 1, 2, 3
+    on conflict (app_key, hour_start, reason) do update set events = o.events + excluded.events
   ),
   new_issue_users as (
     insert into issue_users (app_key, fingerprint, anonymous_id)
@@ -258,11 +287,20 @@ export async function storePreparedBatches(db: Kysely<Database>, batches: readon
     });
   });
   const stored = batches.map(() => 0);
+  // Events received per app and hour of receipt, every copy counted: the statement splits them into accepted and duplicate.
+  const received = new Map<string, { app_key: string; hour_start: number; events: number }>();
+  for (const batch of batches) {
+    const hourStart = Math.floor(batch.receivedAt / HOUR) * HOUR;
+    const key = `${batch.appKey}\u0000${hourStart}`;
+    const entry = received.get(key) ?? { app_key: batch.appKey, hour_start: hourStart, events: 0 };
+    entry.events += batch.eventIds.length;
+    received.set(key, entry);
+  }
   if (rows.length > 0) {
     // Hour lists keep what any event still to come can need: none is older than maxEventAgeMs when received (a margin
     // of two days covers batches waiting in a queue and clocks that disagree).
     const keepFrom = Math.floor((Math.min(...batches.map((batch) => batch.receivedAt)) - limits.maxEventAgeMs) / HOUR) - 48;
-    const { rows: inserted } = await STORE_EVENTS(`[${rows.join(',')}]`, keepFrom).execute(db);
+    const { rows: inserted } = await STORE_EVENTS(`[${rows.join(',')}]`, JSON.stringify([...received.values()]), keepFrom).execute(db);
     for (const row of inserted) {
       const index = owner.get(`${row.app_key}\u0000${row.event_id}`);
       if (index !== undefined) stored[index] = (stored[index] ?? 0) + 1;

@@ -5,6 +5,7 @@ export * from './event';
 export * from './fingerprint';
 export * from './issue';
 export * from './limits';
+export * from './outcome';
 export * from './rate-limit';
 export * from './text';
 export * from './validation';

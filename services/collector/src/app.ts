@@ -1,6 +1,6 @@
 // The HTTP application: health probes, the OpenAPI document, tRPC for the typed client, REST for everyone else.
 import { KnownApps, type RateLimitConfig, appRouter, createContextFactory, createOpenApiDocument, createRateLimiters, errorHeaders, toAppError } from '@collector/api';
-import { type DatabaseHandle, EventWriter } from '@collector/db';
+import { type DatabaseHandle, EventWriter, type OutcomeCounter } from '@collector/db';
 import { AppError } from '@collector/domain';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Request } from 'express';
@@ -11,6 +11,8 @@ import { createRestAdapter, parseQueryString } from './rest-adapter';
 
 export interface AppOptions {
   database: DatabaseHandle;
+  /** Counts of the outcomes decided before the write statement; flushed by the server on stop. */
+  outcomes: OutcomeCounter;
   rateLimits: RateLimitConfig;
   logger: Logger;
   clock?: () => number;
@@ -29,6 +31,7 @@ export function createApp(options: AppOptions) {
     clock: options.clock ?? Date.now,
     rateLimiters: createRateLimiters(options.rateLimits),
     eventWriter: new EventWriter(database.db, { concurrency: database.backend === 'embedded' ? 1 : 2 }),
+    outcomes: options.outcomes,
     knownApps: new KnownApps(database.db),
   });
   const logError = (error: AppError, req: Request) => {

@@ -22,6 +22,10 @@ const envSchema = z
     INGEST_RATE_BURST: integer(5000, 50, 100_000_000),
     /** Express's "trust proxy": set it behind a reverse proxy so per-address throttling sees the client, not the proxy. */
     TRUST_PROXY: z.string().min(1).optional(),
+    /** Stored events older than this many days are deleted (at start, then hourly); totals keep counting them. */
+    RETENTION_DAYS: integer(90, 1, 3650),
+    /** Payloads kept per issue, the newest; older ones are deleted, counts stay exact. */
+    MAX_EVENTS_PER_ISSUE: integer(10_000, 1, 100_000_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .transform((env) => ({
@@ -33,6 +37,7 @@ const envSchema = z
     ingestRateLimit: env.INGEST_RATE_LIMIT,
     ingestRateBurst: env.INGEST_RATE_BURST,
     trustProxy: env.TRUST_PROXY,
+    retention: { retentionDays: env.RETENTION_DAYS, maxEventsPerIssue: env.MAX_EVENTS_PER_ISSUE },
     logLevel: env.LOG_LEVEL,
   }));
 

@@ -24,6 +24,7 @@ try {
     databasePoolSize: env.databasePoolSize,
     rateLimits: { ingestPerSecond: env.ingestRateLimit, ingestBurst: env.ingestRateBurst },
     trustProxy: env.trustProxy,
+    retention: env.retention,
     logger,
   });
   const where = env.databaseUrl ? 'PostgreSQL' : `embedded PostgreSQL in ${env.dataDir}`;

@@ -2,9 +2,10 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { defaultRateLimits, type RateLimitConfig } from '@collector/api';
-import { type DatabaseHandle, migrateDatabase, migrateToLatest, openDatabase } from '@collector/db';
+import { type DatabaseHandle, OutcomeCounter, migrateDatabase, migrateToLatest, openDatabase } from '@collector/db';
 import { createApp } from './app';
 import type { Logger } from './logger';
+import { type RetentionJob, type RetentionJobOptions, startRetentionJob } from './retention-job';
 
 export interface StartOptions {
   port: number;
@@ -15,12 +16,16 @@ export interface StartOptions {
   rateLimits?: Partial<RateLimitConfig>;
   trustProxy?: string | undefined;
   clock?: () => number;
+  /** RETENTION_DAYS and MAX_EVENTS_PER_ISSUE; without it no retention run is scheduled (tests that do not need one). */
+  retention?: RetentionJobOptions | undefined;
   logger: Logger;
 }
 
 export interface RunningServer {
   url: string;
   database: DatabaseHandle;
+  /** The retention job, when one was asked for. */
+  retention: RetentionJob | undefined;
   /** Stops taking connections, lets in-flight requests finish, then closes the database. */
   stop(): Promise<void>;
 }
@@ -44,9 +49,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       throw error;
     }
   }
+  const outcomes = new OutcomeCounter(database.db, { onError: (error) => logger.warn({ err: error }, 'outcomes not written yet; retrying') });
   const app = createApp({
     database,
     logger,
+    outcomes,
     clock: options.clock,
     trustProxy: options.trustProxy,
     rateLimits: { ...defaultRateLimits, ...options.rateLimits },
@@ -73,11 +80,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw error;
   });
   const { port } = server.address() as AddressInfo;
+  // At start, then hourly; the server already serves while the first run goes on.
+  const retention = options.retention ? startRetentionJob(database, options.retention, options.clock ?? Date.now, logger) : undefined;
   return {
     url: `http://localhost:${port}`,
     database,
+    retention,
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await retention?.stop();
+      await outcomes.flush().catch((error) => logger.warn({ err: error }, 'outcomes of the last second not written'));
       await database.close();
     },
   };

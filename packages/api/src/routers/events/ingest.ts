@@ -10,7 +10,12 @@ export const ingestRoute = publicProcedure
   .mutation(async ({ ctx, input }) => {
     const receivedAt = ctx.clock();
     if (!(await ctx.knownApps.exists(input.appKey))) fail('UNKNOWN_APP_KEY', 'no app has this appKey');
-    ctx.rateLimiters.ingest?.take(input.appKey, input.events.length, receivedAt);
+    try {
+      ctx.rateLimiters.ingest?.take(input.appKey, input.events.length, receivedAt);
+    } catch (error) {
+      ctx.outcomes.count(input.appKey, 'rate_limited', input.events.length, receivedAt);
+      throw error;
+    }
 
     const accepted: StoredEvent[] = [];
     const rejected: TIngestResponse['rejected'] = [];
@@ -20,6 +25,7 @@ export const ingestRoute = publicProcedure
       else rejected.push({ index, ...(verdict.eventId ? { eventId: verdict.eventId } : {}), code: 'VALIDATION_FAILED', message: verdict.message });
     }
 
+    ctx.outcomes.count(input.appKey, 'invalid', rejected.length, receivedAt);
     // The writer serialises the events at once; only their count is needed after the commit, so they can die young.
     const written = ctx.eventWriter.write({ appKey: input.appKey, events: accepted, receivedAt });
     const acceptedCount = accepted.length;
