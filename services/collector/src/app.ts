@@ -88,7 +88,13 @@ export function createApp(options: AppOptions) {
   );
   // The dashboard's files and its page for non-API paths; everything under /api still ends in the REST adapter.
   app.use(serveDashboard({ dir: options.dashboardDir ?? defaultDashboardDir, logger }));
-  app.use(createRestAdapter(createContext, logError));
+  // A refused body counts as one too_large event of the app it names (its events were never read).
+  const clock = options.clock ?? Date.now;
+  app.use(
+    createRestAdapter(createContext, logError, (appKey) => {
+      if (appKey !== undefined) options.outcomes.count(appKey, 'too_large', 1, clock());
+    }),
+  );
   app.use(errorHandler(logError));
   return app;
 }

@@ -8,6 +8,7 @@ import cors from 'cors';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { sendError } from './errors';
+import { appKeyInPrefix, keepFirstChunk, readFirstChunk } from './oversize';
 
 const INGEST_PATH = '/api/events/batch';
 
@@ -51,17 +52,34 @@ function sparedFromRestringify(body: unknown): void {
   if (body !== null && typeof body === 'object') Object.defineProperty(body, 'toJSON', { value: () => undefined, enumerable: false });
 }
 
-function parseBody(limitBytes: number) {
+/** Told of each body refused as too large, with the appKey found in its first bytes (oversize.ts), if any. */
+export type OnTooLarge = (appKey: string | undefined) => void;
+
+function parseBody(limitBytes: number, onTooLarge?: OnTooLarge) {
   const json = express.json({ limit: limitBytes, inflate: true, strict: true, type: () => true });
+  const encodingOf = (req: Request) => req.headers['content-encoding'];
   return (req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) {
       req.body = {};
       return next();
     }
-    // Refuse a declared oversize body before reading it; a compressed one is checked as it inflates.
-    if (Number(req.headers['content-length'] ?? 0) > limitBytes) return next(new AppError('PAYLOAD_TOO_LARGE', 'the body is over the limit'));
+    const tooLarge = new AppError('PAYLOAD_TOO_LARGE', 'the body is over the limit');
+    // Refuse a declared oversize body before reading it (but its first chunk, to say whose it was); a compressed one
+    // is checked as it inflates.
+    if (Number(req.headers['content-length'] ?? 0) > limitBytes) {
+      if (!onTooLarge) return next(tooLarge);
+      return void readFirstChunk(req).then((chunk) => {
+        onTooLarge(appKeyInPrefix(chunk, encodingOf(req)));
+        next(tooLarge);
+      });
+    }
+    const firstChunk = onTooLarge ? keepFirstChunk(req) : undefined;
     json(req, res, (error?: unknown) => {
-      if (error) return next(bodyError(error as { type?: string }));
+      if (error) {
+        const appError = bodyError(error as { type?: string });
+        if (appError.code === 'PAYLOAD_TOO_LARGE' && onTooLarge) onTooLarge(appKeyInPrefix(firstChunk?.(), encodingOf(req)));
+        return next(appError);
+      }
       // Body > events > event: anything deeper than an event may nest is cut, so no later step (zod, tRPC's
       // JSON.stringify) recurses a million levels; the cut still reads as too deep, and that event is rejected.
       pruneNesting(req.body, limits.nestingDepth + 3);
@@ -71,7 +89,11 @@ function parseBody(limitBytes: number) {
   };
 }
 
-export function createRestAdapter(createContext: (opts: { req: Request }) => Context, onError: (error: AppError, req: Request) => void): Router {
+export function createRestAdapter(
+  createContext: (opts: { req: Request }) => Context,
+  onError: (error: AppError, req: Request) => void,
+  onIngestTooLarge?: OnTooLarge,
+): Router {
   const failures = new WeakMap<IncomingMessage, AppError>();
   const handle = createOpenApiNodeHttpHandler({
     router: appRouter,
@@ -83,7 +105,7 @@ export function createRestAdapter(createContext: (opts: { req: Request }) => Con
       onError(appError, req as Request);
     },
   });
-  const ingestBody = parseBody(limits.ingestBodyBytes);
+  const ingestBody = parseBody(limits.ingestBodyBytes, onIngestTooLarge);
   const jsonBody = parseBody(limits.jsonBodyBytes);
 
   const rest = Router();
