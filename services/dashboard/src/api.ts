@@ -54,6 +54,7 @@ export type IssuePage = CollectorOutputs['issues']['list'];
 export type Issue = IssuePage['issues'][number];
 export type IssueDetail = CollectorOutputs['issues']['get'];
 export type StoredEvent = IssueDetail['events'][number];
+export type Outcome = CollectorOutputs['outcomes']['get']['outcomes'][number];
 
 /** Every app type the API takes, in the order the form offers them. */
 export const appTypes = ['web', 'node', 'ios', 'android', 'react-native', 'flutter', 'electron', 'other'] as const satisfies readonly AppType[];

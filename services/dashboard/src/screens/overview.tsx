@@ -5,6 +5,7 @@ import { AppFilter } from '../app-filter';
 import { EventsChart } from '../chart';
 import { Link, paths, useLocation, useTitle } from '../navigation';
 import { countOf, formatNumber } from '../numbers';
+import { OutcomesPanel } from '../outcomes-panel';
 import { useQuery } from '../query';
 import { EmptyState, ErrorState, Loading } from '../states';
 import { Time } from '../time';
@@ -28,7 +29,9 @@ export function OverviewScreen() {
   const totals = useQuery(async () => (await client.overview.get.query({ appKey })).totals, [appKey]);
   const series = useQuery(() => client.overview.timeseries.query({ appKey, bucket }), [appKey, bucket]);
   const latest = useQuery(() => client.issues.list.query({ appKey, limit: '5' }), [appKey]);
+  const [refreshes, setRefreshes] = useState(0);
   const refresh = () => {
+    setRefreshes((count) => count + 1);
     apps.reload(); // apps made elsewhere (another tab, the API) join the filter
     totals.reload();
     series.reload();
@@ -112,6 +115,8 @@ export function OverviewScreen() {
         {series.status === 'loading' && !series.data && <Loading />}
         {series.data && <EventsChart series={series.data} />}
       </section>
+
+      <OutcomesPanel appKey={appKey} refreshKey={refreshes} />
 
       <section className="panel" aria-labelledby="latest-title">
         <div className="panel-head">
