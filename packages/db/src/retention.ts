@@ -1,9 +1,9 @@
 // Bounded disk: the retention run (RETENTION_DAYS) and the cap per issue (MAX_EVENTS_PER_ISSUE). The service runs it at
 // start and hourly (services/collector/src/retention-job.ts). It never holds a lock that stops ingestion for long:
-//   - events is partitioned by UTC day (migration 0011). Days wholly older than the cut-off are dropped, one catalog
-//     change each (a brief ACCESS EXCLUSIVE lock on events, asked for with a lock_timeout so that a waiting DROP never
-//     queues the inserts behind it); the day that straddles the cut-off, and the default partition (events whose day
-//     has no partition), are deleted in chunks of `chunk` rows, each chunk its own short statement.
+//   - events is partitioned by UTC day (migration 0011). Days wholly older than the cut-off are dropped together, a
+//     catalog change (a brief ACCESS EXCLUSIVE lock on events, asked for with a lock_timeout so that a waiting DROP
+//     never holds the inserts queued behind it for long); the day that straddles the cut-off, and the default partition
+//     (events whose day has no partition), are deleted in chunks of `chunk` rows, each chunk its own short statement.
 //   - partitions for the coming days are created ahead, standalone and then attached (ATTACH takes only SHARE UPDATE
 //     EXCLUSIVE on events, which inserts do not conflict with).
 //   - the cap deletes, per issue that passed it and grew since its last trim, the payloads older than its newest N,
@@ -44,7 +44,7 @@ export interface RetentionReport {
   partitionsDropped: number;
   /** Events deleted row by row (the straddling day and the default partition). Dropped days are not counted. */
   eventsDeleted: number;
-  /** Events of dropped partitions (as estimated by the planner's statistics: counting them would read them). */
+  /** Events of dropped partitions, as the planner's statistics estimate them (0 before their first analyze). */
   eventsDroppedEstimate: number;
   /** Payloads deleted by the cap per issue. */
   payloadsCapped: number;
@@ -135,24 +135,24 @@ async function createPartitions(db: Kysely<Database>, fromDay: number, toDay: nu
   return created;
 }
 
+/**
+ * Drops every partition wholly before the cut-off in one transaction: DROP takes an ACCESS EXCLUSIVE lock on events,
+ * and one short lock (however many days) stalls ingestion less than one per day would.
+ */
 async function dropPartitionsBefore(db: Kysely<Database>, cutoff: number): Promise<{ partitions: number; estimatedEvents: number }> {
-  let dropped = 0;
-  let estimatedEvents = 0;
-  for (const partition of await partitions(db)) {
-    if ((partition.day + 1) * DAY > cutoff) continue;
-    try {
-      await db.transaction().execute(async (tx) => {
-        await sql`set local lock_timeout = ${sql.lit(LOCK_TIMEOUT)}`.execute(tx);
-        await sql`drop table ${sql.id(partition.name)}`.execute(tx);
-      });
-      dropped += 1;
-      estimatedEvents += partition.rows;
-    } catch (error) {
-      // Busy: its rows are deleted in chunks below instead, and the empty table dropped next time.
-      if (!isSkippable(error)) throw error;
-    }
+  const expired = (await partitions(db)).filter((partition) => (partition.day + 1) * DAY <= cutoff);
+  if (expired.length === 0) return { partitions: 0, estimatedEvents: 0 };
+  try {
+    await db.transaction().execute(async (tx) => {
+      await sql`set local lock_timeout = ${sql.lit(LOCK_TIMEOUT)}`.execute(tx);
+      await sql`drop table if exists ${sql.join(expired.map((partition) => sql.id(partition.name)))}`.execute(tx);
+    });
+  } catch (error) {
+    // Busy: their rows are deleted in chunks below instead, and the tables dropped next time.
+    if (!isSkippable(error)) throw error;
+    return { partitions: 0, estimatedEvents: 0 };
   }
-  return { partitions: dropped, estimatedEvents };
+  return { partitions: expired.length, estimatedEvents: expired.reduce((sum, partition) => sum + partition.rows, 0) };
 }
 
 /**
