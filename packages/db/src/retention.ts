@@ -177,7 +177,7 @@ async function deleteEventsBefore(db: Kysely<Database>, cutoff: number, chunk: n
 }
 
 /**
- * Issues that passed the cap and grew since they were last trimmed keep the payloads of their newest `max` events
+ * Issues that passed the cap and grew since they were last trimmed (or were trimmed to a higher cap) keep the payloads of their newest `max` events
  * (order: timestamp, then eventId, as the issue's event list shows them). Counts live in issues and are untouched; the
  * ids stay in event_ids, so a retry is still a duplicate.
  */
@@ -185,7 +185,7 @@ async function capIssuePayloads(db: Kysely<Database>, max: number, chunk: number
   const { rows: grown } = await sql<{ app_key: string; fingerprint: string; event_count: number }>`
     select i.app_key, i.fingerprint, i.event_count from issues i
     left join issue_payload_trims t on t.app_key = i.app_key and t.fingerprint = i.fingerprint
-    where i.event_count > ${max} and i.event_count > coalesce(t.event_count, 0)`.execute(db);
+    where i.event_count > ${max} and (t.event_count is null or i.event_count > t.event_count or t.max_events > ${max})`.execute(db);
   let payloads = 0;
   let issues = 0;
   for (const issue of grown) {
@@ -209,8 +209,8 @@ async function capIssuePayloads(db: Kysely<Database>, max: number, chunk: number
       }
     }
     await sql`
-      insert into issue_payload_trims as t (app_key, fingerprint, event_count) values (${issue.app_key}, ${issue.fingerprint}, ${issue.event_count})
-      on conflict (app_key, fingerprint) do update set event_count = excluded.event_count`.execute(db);
+      insert into issue_payload_trims as t (app_key, fingerprint, event_count, max_events) values (${issue.app_key}, ${issue.fingerprint}, ${issue.event_count}, ${max})
+      on conflict (app_key, fingerprint) do update set event_count = excluded.event_count, max_events = excluded.max_events`.execute(db);
   }
   return { payloads, issues };
 }

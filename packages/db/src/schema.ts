@@ -66,11 +66,12 @@ export interface OutcomesTable {
   events: number;
 }
 
-/** Each issue's event_count when its payloads were last cut to MAX_EVENTS_PER_ISSUE. */
+/** Each issue's event_count when its payloads were last cut to MAX_EVENTS_PER_ISSUE, and that cap. */
 export interface IssuePayloadTrimsTable {
   app_key: string;
   fingerprint: string;
   event_count: number;
+  max_events: number;
 }
 
 export interface IssuesTable {

@@ -125,6 +125,14 @@ describe('retention', { timeout: 180_000 }, () => {
     expect(again.body.issue).toMatchObject({ eventCount: 15 });
     expect(again.body.events.map((event: any) => event.eventId)).toEqual([...events.slice(10), ...newer].reverse().map((event) => event.eventId));
     expect((await server.call('GET', `/api/overview?appKey=${appKey}`, { token })).body.totals).toMatchObject({ events: 16, issues: 2, affectedUsers: 13 });
+
+    // A restart with a lower cap trims issues already trimmed to the higher one.
+    await server.stop();
+    const lower = await startTestServer({ database, clock: () => now, retention: { retentionDays: 90, maxEventsPerIssue: 2 } });
+    await lower.retention!.runNow(); // after the run at start, which did it
+    const fewer = await lower.call('GET', `/api/issues/${encodeURIComponent(capped.id)}`, { token });
+    expect(fewer.body.issue).toMatchObject({ eventCount: 15 });
+    expect(fewer.body.events.map((event: any) => event.eventId)).toEqual(newer.slice(1).reverse().map((event) => event.eventId));
   });
 
   it('loses nothing accepted after the cut-off while a run deletes under 20 clients ingesting', async () => {

@@ -9,7 +9,7 @@
 //
 // outcomes counts, per app and UTC hour of receipt, what happened to the events apps sent (accepted, duplicate,
 // invalid, rate_limited, too_large, unsupported). issue_payload_trims remembers each issue's event count when its
-// payloads were last cut to the cap, so the cap revisits only issues that grew since.
+// payloads were last cut to the cap, and the cap, so the cap revisits only issues that grew since (or a lower cap).
 import { type Kysely, sql } from 'kysely';
 
 const DAY = 86_400_000;
@@ -75,8 +75,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('issue_payload_trims')
     .addColumn('app_key', 'text', (col) => col.notNull().references('apps.app_key').onDelete('cascade'))
     .addColumn('fingerprint', 'text', (col) => col.notNull())
-    // The issue's event_count when its payloads were last cut to the cap.
+    // The issue's event_count when its payloads were last cut to the cap, and that cap (MAX_EVENTS_PER_ISSUE).
     .addColumn('event_count', 'int8', (col) => col.notNull())
+    .addColumn('max_events', 'int8', (col) => col.notNull())
     .addPrimaryKeyConstraint('issue_payload_trims_pkey', ['app_key', 'fingerprint'])
     .execute();
 }
