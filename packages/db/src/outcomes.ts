@@ -3,11 +3,10 @@
 // The other reasons are decided before any statement (a 429, an event judged invalid, a body too large, an envelope item
 // skipped): OutcomeCounter adds them up in memory and writes them once a second in one statement, so a flood of
 // refused requests costs no statement each. A crash loses at most the last second of those counts.
-import { everyOutcome, type OutcomeCount, type OutcomeReason } from '@collector/domain';
+import { everyOutcome, HOUR, type OutcomeCount, type OutcomeReason } from '@collector/domain';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema';
 
-const HOUR = 3_600_000;
 
 export type CountedOutcome = Exclude<OutcomeReason, 'accepted' | 'duplicate'>;
 

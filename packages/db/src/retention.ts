@@ -12,11 +12,10 @@
 //     than anything the write path or a stored event can still link to (see ACTIVITY_MARGIN_DAYS).
 // Every step is idempotent and tolerates another instance running the same step at once (PostgreSQL with several
 // collectors): a partition created or dropped by the other is skipped.
+import { DAY, HOUR } from '@collector/domain';
 import { type Kysely, sql } from 'kysely';
-import type { Database } from './schema';
+import type { ActivityKind, Database } from './schema';
 
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
 /** Contract: event ids are remembered at least this long after their event's timestamp. */
 export const EVENT_ID_MEMORY_DAYS = 30;
 /**
@@ -233,7 +232,7 @@ async function trimActivityHours(db: Kysely<Database>, fromHour: number, chunk: 
   const { rows: apps } = await sql<{ app_key: string }>`select app_key from apps order by app_key`.execute(db);
   let trimmed = 0;
   for (const { app_key: appKey } of apps) {
-    for (const kind of ['u', 'i']) {
+    for (const kind of ['user', 'issue'] satisfies ActivityKind[]) {
       for (;;) {
         const result = await sql`
           delete from activity_hours where ctid = any(array(

@@ -95,12 +95,12 @@ export interface IssueUsersTable {
 export interface AppUsersTable {
   app_key: string;
   anonymous_id: string;
-  /** The user's recent active UTC hours (ms / 3,600,000) in this app, ascending: the last 32 days' and the one before. */
+  /** The user's recent active UTC hours (ms / HOUR) in this app, ascending: the last 32 days' and the one before. */
   hours: Generated<number[]>;
 }
 
-/** kind 'u': an app's user (subject: anonymous id); 'i': an issue (subject: fingerprint). See migration 0003. */
-export type ActivityKind = 'u' | 'i';
+/** What an activity row follows: an app's user (subject: its anonymous id) or an issue (subject: its fingerprint). See migration 0003. */
+export type ActivityKind = 'user' | 'issue';
 
 /** One row per subject and active UTC hour, linked to the subject's active hour before it (-1 for none). */
 export interface ActivityHoursTable {
@@ -148,7 +148,7 @@ export interface OwnerTotalsTable {
   users: number;
 }
 
-/** Events per app and UTC hour (hour_start: ms, a multiple of 3,600,000). */
+/** Events per app and UTC hour (hour_start: ms, a multiple of HOUR). */
 export interface AppHourlyTable {
   app_key: string;
   hour_start: number;

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StoredEvent } from './event';
-import { decodeCursor, encodeCursor, issueDeltas, issueId, parseIssueId } from './issue';
+import { decodeCursor, encodeCursor, issueId, parseIssueId } from './issue';
 
 const toBase64Url = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 
@@ -94,82 +93,5 @@ describe('encodeCursor / decodeCursor', () => {
     expect(decodeCursor('A'.repeat(100_000))).toBeNull();
     // Over-long even though the tail would decode to a valid cursor.
     expect(decodeCursor(encodeCursor(cursor) + 'A'.repeat(600))).toBeNull();
-  });
-});
-
-describe('issueDeltas', () => {
-  const event = (overrides: Partial<StoredEvent>): StoredEvent => ({
-    eventId: 'evt_1',
-    type: 'error',
-    timestamp: 1000,
-    appKey: 'web_a',
-    fingerprint: 'Error:1111111111111111',
-    ...overrides,
-  });
-
-  it('is empty for no events', () => {
-    expect(issueDeltas([])).toEqual([]);
-  });
-
-  it('folds events of one issue into one delta with count and min/max timestamps', () => {
-    const deltas = issueDeltas([
-      event({ eventId: 'evt_1', timestamp: 5000, message: 'first message', errorType: 'TypeError' }),
-      event({ eventId: 'evt_2', timestamp: 1000, message: 'second message' }),
-      event({ eventId: 'evt_3', timestamp: 9000 }),
-      event({ eventId: 'evt_4', timestamp: 3000 }),
-    ]);
-    expect(deltas).toEqual([
-      {
-        appKey: 'web_a',
-        fingerprint: 'Error:1111111111111111',
-        message: 'first message',
-        errorType: 'TypeError',
-        events: 4,
-        firstSeenAt: 1000,
-        lastSeenAt: 9000,
-      },
-    ]);
-  });
-
-  it('keeps issues of different apps and fingerprints apart, sorted by key', () => {
-    const deltas = issueDeltas([
-      event({ appKey: 'web_b', fingerprint: 'Error:2222222222222222', timestamp: 10 }),
-      event({ appKey: 'web_a', fingerprint: 'Error:2222222222222222', timestamp: 20 }),
-      event({ appKey: 'web_a', fingerprint: 'Error:1111111111111111', timestamp: 30 }),
-      event({ appKey: 'web_b', fingerprint: 'Error:2222222222222222', timestamp: 40 }),
-      event({ appKey: 'node_z', fingerprint: 'A:0000000000000000', timestamp: 50 }),
-    ]);
-    expect(deltas.map((delta) => `${delta.appKey}:${delta.fingerprint}`)).toEqual([
-      'node_z:A:0000000000000000',
-      'web_a:Error:1111111111111111',
-      'web_a:Error:2222222222222222',
-      'web_b:Error:2222222222222222',
-    ]);
-    expect(deltas.map((delta) => [delta.events, delta.firstSeenAt, delta.lastSeenAt])).toEqual([
-      [1, 50, 50],
-      [1, 30, 30],
-      [1, 20, 20],
-      [2, 10, 40],
-    ]);
-  });
-
-  it('sorts by code unit order, not locale order', () => {
-    const deltas = issueDeltas([event({ appKey: 'web_b' }), event({ appKey: 'web_B' }), event({ appKey: 'web_a' })]);
-    expect(deltas.map((delta) => delta.appKey)).toEqual(['web_B', 'web_a', 'web_b']);
-  });
-
-  it('names a failed request by its method, URL and status when it has no message', () => {
-    const [delta] = issueDeltas([
-      event({ type: 'request', fingerprint: 'request:3333333333333333', request: { method: 'get', url: 'https://api.example.com/users/1?x=1', status: 500 } }),
-    ]);
-    expect(delta?.message).toBe('GET https://api.example.com/users/1 failed with 500');
-    expect(delta?.errorType).toBe('request');
-  });
-
-  it('does not modify the events', () => {
-    const events = [event({ timestamp: 2 }), event({ timestamp: 1 })];
-    const copy = structuredClone(events);
-    issueDeltas(events);
-    expect(events).toEqual(copy);
   });
 });

@@ -1,6 +1,5 @@
-// Issues: events grouped by app and fingerprint, their ids, paging cursors and counter math.
+// Issues: events grouped by app and fingerprint, their ids and paging cursors.
 import { z } from 'zod';
-import { displayMessage, errorTypeOf, type StoredEvent } from './event';
 import { isStorableText } from './text';
 
 export interface Issue {
@@ -56,42 +55,6 @@ export function decodeCursor(text: string): IssueCursor | null {
   } catch {
     return null;
   }
-}
-
-/** What one batch adds to one issue; applied with `+`, `least` and `greatest` in the database. */
-export interface IssueDelta {
-  appKey: string;
-  fingerprint: string;
-  message: string;
-  errorType: string;
-  events: number;
-  firstSeenAt: number;
-  lastSeenAt: number;
-}
-
-/** Folds newly stored events into one delta per issue, sorted by key so concurrent writers lock rows in one order. */
-export function issueDeltas(events: readonly StoredEvent[]): IssueDelta[] {
-  const byKey = new Map<string, IssueDelta>();
-  for (const event of events) {
-    const key = issueId(event.appKey, event.fingerprint);
-    const delta = byKey.get(key);
-    if (delta) {
-      delta.events += 1;
-      delta.firstSeenAt = Math.min(delta.firstSeenAt, event.timestamp);
-      delta.lastSeenAt = Math.max(delta.lastSeenAt, event.timestamp);
-    } else {
-      byKey.set(key, {
-        appKey: event.appKey,
-        fingerprint: event.fingerprint,
-        message: displayMessage(event),
-        errorType: errorTypeOf(event),
-        events: 1,
-        firstSeenAt: event.timestamp,
-        lastSeenAt: event.timestamp,
-      });
-    }
-  }
-  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, delta]) => delta);
 }
 
 export interface OverviewTotals {

@@ -1,6 +1,11 @@
 // Events over time: hourly counts folded into hour or day buckets, empty buckets included.
 
-export const bucketSizes = { hour: 60 * 60 * 1000, day: 24 * 60 * 60 * 1000 } as const;
+/** One hour in ms: the unit of every hourly counter (app_hourly.hour_start, active hours as ms / HOUR). */
+export const HOUR = 60 * 60 * 1000;
+/** One UTC day in ms: the unit of the events table's partitions and of event_ids.day. */
+export const DAY = 24 * HOUR;
+
+export const bucketSizes = { hour: HOUR, day: DAY } as const;
 export type BucketSize = keyof typeof bucketSizes;
 
 export interface TimeBucket {
@@ -12,23 +17,6 @@ export interface TimeBucket {
 }
 
 export const floorTo = (time: number, size: BucketSize) => Math.floor(time / bucketSizes[size]) * bucketSizes[size];
-
-/** Counts per UTC hour of the given events, sorted by hour (the order rows are locked in). */
-export function hourlyCounts(events: ReadonlyArray<{ timestamp: number; type: string }>): TimeBucket[] {
-  const byHour = new Map<number, TimeBucket>();
-  for (const event of events) {
-    const start = floorTo(event.timestamp, 'hour');
-    let bucket = byHour.get(start);
-    if (!bucket) {
-      bucket = { start, events: 0, errors: 0, failedRequests: 0 };
-      byHour.set(start, bucket);
-    }
-    bucket.events += 1;
-    if (event.type === 'error') bucket.errors += 1;
-    else bucket.failedRequests += 1;
-  }
-  return [...byHour.values()].sort((a, b) => a.start - b.start);
-}
 
 /** Every bucket from the one holding `from` up to `to` (exclusive), each the sum of the hours inside it. */
 export function foldBuckets(hours: readonly TimeBucket[], size: BucketSize, from: number, to: number): TimeBucket[] {

@@ -1,7 +1,7 @@
 // The overview's totals over a time window, as a function: the query reads a dozen index ranges, and planning it
 // took longer than running it (1.5 ms of 5 at 1M events). A PL/pgSQL function keeps its plan for the session, so the
-// statement is parsed and planned once per connection. overview.ts explains the counting; this is its only copy.
-// Frozen once landed: a change is a new migration with `create or replace function`.
+// statement is parsed and planned once per connection. Frozen once landed: this copy is what the migration ran, not
+// the live source. The live function is in windowed-counts.ts (created by migration 0008 and later; 0007 replaced this one).
 import { type Kysely, sql } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {

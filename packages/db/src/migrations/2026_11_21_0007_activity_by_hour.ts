@@ -22,11 +22,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     insert into activity_by_hour (app_key, kind, hour, prev_day, links)
     select app_key, kind, hour, case when prev_hour < 0 then -1 else prev_hour / 24 end, count(*) from activity_hours group by 1, 2, 3, 4`.execute(db);
 
-  // As in 2026_11_21_0006_overview_window, but for the links in F = (h0, hn) that follow an hour before the window:
-  // those whose previous hour is on an earlier day than h0 come from activity_by_prev_day (whole days) and
-  // activity_by_hour (the hours of h0's and hn's days), those whose previous hour is on h0's day at or before h0 from
-  // activity_hours_by_prev_hour, link by link.
-  await sql`
+  await overviewWindowAsOf0007.execute(db);
+  await db.schema.dropTable('activity_by_prev_hour').execute();
+}
+
+// As in 2026_11_21_0006_overview_window, but for the links in F = (h0, hn) that follow an hour before the window:
+// those whose previous hour is on an earlier day than h0 come from activity_by_prev_day (whole days) and
+// activity_by_hour (the hours of h0's and hn's days), those whose previous hour is on h0's day at or before h0 from
+// activity_hours_by_prev_hour, link by link.
+// The function as this migration created it, frozen (migration 0008's down restores it). Not the live source: that is
+// windowed-counts.ts, from which migrations 0008 and later create the function.
+export const overviewWindowAsOf0007 = sql`
     create or replace function overview_window(keys text[], owner text, t1 int8, t2 int8)
     returns table (w_events int8, w_errors int8, w_failed_requests int8, w_users int8, w_issues int8)
     language plpgsql stable
@@ -121,9 +127,7 @@ export async function up(db: Kysely<any>): Promise<void> {
           (select coalesce(sum(p.n), 0) from parts p where p.kind = 'u')::int8,
           (select coalesce(sum(p.n), 0) from parts p where p.kind = 'i')::int8;
     end
-    $fn$`.execute(db);
-  await db.schema.dropTable('activity_by_prev_hour').execute();
-}
+    $fn$`;
 
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`set local statement_timeout = 0`.execute(db);

@@ -7,6 +7,7 @@ import * as ownerUsers from './2026_11_21_0004_owner_users';
 import * as eventsWindowIndex from './2026_11_21_0005_events_window_index';
 import * as overviewWindow from './2026_11_21_0006_overview_window';
 import * as activityByHour from './2026_11_21_0007_activity_by_hour';
+import * as activityKindNames from './2026_11_23_0008_activity_kind_names';
 import * as retention from './2026_11_23_0011_retention';
 
 export const migrations: Record<string, Migration> = {
@@ -17,5 +18,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_21_0005_events_window_index': eventsWindowIndex,
   '2026_11_21_0006_overview_window': overviewWindow,
   '2026_11_21_0007_activity_by_hour': activityByHour,
+  '2026_11_23_0008_activity_kind_names': activityKindNames,
   '2026_11_23_0011_retention': retention,
 };

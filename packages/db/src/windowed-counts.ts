@@ -1,0 +1,138 @@
+// Windowed distinct counts: overview_window(), the overview's totals over a time window, as a PL/pgSQL function (its
+// plan is kept per connection: planning the statement took longer than running it, 1.5 ms of 5 at 1M events). This is
+// the live source: migrations from 0008 on create the function from it; 0006 and 0007 keep the frozen copies they ran.
+// A change here is a change to the schema: it takes a new migration that runs createOverviewWindow again.
+//
+// What it reads, for the events with window_start <= timestamp < window_end:
+//
+// Events, errors and failed requests: whole hours from app_hourly; the partial hours at the edges, [window_start, end
+// of its hour) and [start of window_end's hour, window_end), from the events (an index-only range each).
+//
+// Distinct users and issues ("subjects"), from activity_hours (migration 0003, kept by write-path/activity.ts): per app,
+// each subject's active hours, each linked to the subject's active hour before it. With first_hour = window_start's hour
+// < last_hour = window_end's hour, and the whole hours between them (first_hour, last_hour), a subject active in the
+// window counts once, by the first of these that applies:
+//   "late": an event in [window_start, end of first_hour);
+//   its next active hour after first_hour is a whole hour between: counted as the links there whose previous hour is
+//     first_hour or earlier (each such subject has exactly one, its first in the whole hours): those whose previous
+//     hour is on an earlier day than first_hour's from counts per day (activity_by_prev_day, for the whole days) and per
+//     hour (activity_by_hour, for the hours of the first and last days), those whose previous hour is on first_hour's
+//     day, at or before it, link by link;
+//   "early": an event in [start of last_hour, window_end) and no whole hour between: its link at last_hour then follows
+//     first_hour or an earlier hour.
+// So: late subjects whose next hour is not a whole hour between (their link after first_hour says where it is), plus
+// those links, plus early subjects whose hour last_hour follows an hour before first_hour, or first_hour without being
+// late. Over all of an owner's apps, an anonymous id active in k > 1 of them was counted k times: the ids seen in
+// several apps (owner_users.apps > 1; usually few) are looked up one by one. When the window lies in one hour, the
+// events are simply counted.
+//
+// Cost: a few rows per day and per hour of the window's two partial days, the links that follow the hours of its first
+// day before it starts, and the events of its two partial hours; never a row per event or per user of the window.
+import { HOUR } from '@collector/domain';
+import { sql } from 'kysely';
+
+const hour = sql.lit(HOUR);
+
+/** Creates (or replaces) overview_window(app_keys, owner_id, window_start, window_end). owner_id: null for one app. */
+export const createOverviewWindow = sql`
+  create or replace function overview_window(app_keys text[], owner_id text, window_start int8, window_end int8)
+  returns table (window_events int8, window_errors int8, window_failed_requests int8, window_users int8, window_issues int8)
+  language plpgsql stable
+  -- The same plan whatever the window: its shape (index ranges, small hash joins) does not depend on the values.
+  set plan_cache_mode = force_generic_plan
+  as $fn$
+  declare
+    first_hour int8 := window_start / ${hour};
+    last_hour int8 := window_end / ${hour};
+    first_day int8 := first_hour / 24;
+    last_day int8 := last_hour / 24;
+    -- The events read: [window_start, end of first_hour) ("late") and [start of last_hour, window_end) ("early"); the
+    -- whole window when it lies within one hour.
+    late_end int8 := least((first_hour + 1) * ${hour}, window_end);
+    early_start int8 := greatest(last_hour * ${hour}, least((first_hour + 1) * ${hour}, window_end));
+    -- The whole hours between, (first_hour, last_hour): the rest of the first day, whole days, the start of the last.
+    first_day_end int8 := least((first_day + 1) * 24, last_hour);
+    last_day_start int8 := greatest(last_day * 24, (first_day + 1) * 24);
+  begin
+    if first_hour = last_hour then
+      return query
+        select count(*), count(*) filter (where e.type = 'error'), count(*) filter (where e.type = 'request'),
+          count(distinct e.anonymous_id), count(distinct (e.app_key, e.fingerprint))
+        from events e where e.app_key = any(app_keys) and e.timestamp >= window_start and e.timestamp < window_end;
+      return;
+    end if;
+    return query
+      with edge_events as (
+        select e.app_key, e.type, e.anonymous_id, e.fingerprint, true as is_late from events e
+        where e.app_key = any(app_keys) and e.timestamp >= window_start and e.timestamp < late_end
+        union all
+        select e.app_key, e.type, e.anonymous_id, e.fingerprint, false from events e
+        where e.app_key = any(app_keys) and e.timestamp >= early_start and e.timestamp < window_end
+      ),
+      edge_subjects as (
+        select g.is_late, g.app_key, 'user'::text as kind, g.anonymous_id as subject from edge_events g where g.anonymous_id is not null
+        union
+        select g.is_late, g.app_key, 'issue'::text, g.fingerprint from edge_events g
+      ),
+      counts as (
+        select sum(h.events) as events, sum(h.errors) as errors, sum(h.failed_requests) as failed_requests from app_hourly h
+        where h.app_key = any(app_keys) and h.hour_start >= (first_hour + 1) * ${hour} and h.hour_start < last_hour * ${hour}
+        union all
+        select count(*), count(*) filter (where g.type = 'error'), count(*) filter (where g.type = 'request') from edge_events g
+      ),
+      subject_parts as (
+        -- Late subjects whose next active hour (the link whose previous hour is first_hour) is not a whole hour between.
+        select s.kind, count(*) as subjects from edge_subjects s
+        left join activity_hours a on a.app_key = any(app_keys) and a.kind = any('{user,issue}'::text[]) and a.prev_hour = first_hour
+          and a.app_key = s.app_key and a.kind = s.kind and a.subject = s.subject and a.hour < last_hour
+        where s.is_late and a.subject is null group by s.kind
+        union all
+        -- The links in the whole hours between that follow an hour of an earlier day than first_hour's: per day for the
+        -- whole days, ...
+        select c.kind, sum(c.links) from activity_by_prev_day c
+        where c.app_key = any(app_keys) and c.kind = any('{user,issue}'::text[]) and c.day > first_day and c.day < last_day and c.prev_day < first_day
+        group by c.kind
+        union all
+        -- ... per hour for the hours of the first day and of the last day, ...
+        select c.kind, sum(c.links) from activity_by_hour c
+        where c.app_key = any(app_keys) and c.kind = any('{user,issue}'::text[]) and c.hour > first_hour and c.hour < first_day_end and c.prev_day < first_day
+        group by c.kind
+        union all
+        select c.kind, sum(c.links) from activity_by_hour c
+        where c.app_key = any(app_keys) and c.kind = any('{user,issue}'::text[]) and c.hour >= last_day_start and c.hour < last_hour and c.prev_day < first_day
+        group by c.kind
+        union all
+        -- ... and those that follow an hour of first_hour's day, at or before it, one by one.
+        select a.kind, count(*) from activity_hours a
+        where a.app_key = any(app_keys) and a.kind = any('{user,issue}'::text[]) and a.prev_hour >= first_day * 24 and a.prev_hour <= first_hour
+          and a.hour > first_hour and a.hour < last_hour
+        group by a.kind
+        union all
+        -- Early subjects with no whole hour between: hour last_hour follows an hour before first_hour, or first_hour
+        -- without being late.
+        select s.kind, count(*) from edge_subjects s
+        join activity_hours p on p.app_key = any(app_keys) and p.kind = any('{user,issue}'::text[]) and p.hour = last_hour
+          and p.app_key = s.app_key and p.kind = s.kind and p.subject = s.subject
+        where not s.is_late and (p.prev_hour < first_hour or (p.prev_hour = first_hour and not exists (
+          select from edge_subjects l where l.is_late and l.app_key = s.app_key and l.kind = s.kind and l.subject = s.subject)))
+        group by s.kind
+        union all
+        -- Over all of an owner's apps, an id active in k > 1 of them was counted k times.
+        select 'user', -coalesce(sum(r.apps - 1), 0) from (
+          select count(*) as apps from owner_users o
+          join app_users u on u.anonymous_id = o.anonymous_id and u.app_key = any(app_keys)
+          where owner_id is not null and o.user_id = owner_id and o.apps > 1 and (
+            exists (select from activity_hours a
+              where a.app_key = u.app_key and a.kind = 'user' and a.subject = u.anonymous_id and a.hour > first_hour and a.hour < last_hour)
+            or exists (select from edge_subjects s where s.kind = 'user' and s.app_key = u.app_key and s.subject = u.anonymous_id))
+          group by o.anonymous_id) r
+        where r.apps > 1
+      )
+      select
+        (select coalesce(sum(c.events), 0) from counts c)::int8,
+        (select coalesce(sum(c.errors), 0) from counts c)::int8,
+        (select coalesce(sum(c.failed_requests), 0) from counts c)::int8,
+        (select coalesce(sum(p.subjects), 0) from subject_parts p where p.kind = 'user')::int8,
+        (select coalesce(sum(p.subjects), 0) from subject_parts p where p.kind = 'issue')::int8;
+  end
+  $fn$`;

@@ -1,0 +1,68 @@
+// events.ts against a real database: each (app, eventId) stored once, within a batch, across the batches of one
+// statement and across statements; the first copy sent is the one kept, and a copy moves no counter.
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { prepareBatch } from '../ingest';
+import { eventParts } from './events';
+import { withParts } from './statement';
+import { batch, errorEvent, openWritePathDatabase } from './testing';
+
+const { db, newAccount, store } = await openWritePathDatabase('events');
+const { newApp } = await newAccount();
+
+const storedMessages = async (appKey: string) =>
+  (await db.selectFrom('events').select(['event_id', 'payload']).where('app_key', '=', appKey).orderBy('event_id').execute()).map(
+    (row) => `${row.event_id}:${row.payload.message}`,
+  );
+
+describe('write path: events', () => {
+  it('stores a repeated eventId of one batch once, the first copy', async () => {
+    const appKey = await newApp();
+    const [result] = await store(batch(appKey, [errorEvent(appKey, 'evt_a', { message: 'first' }), errorEvent(appKey, 'evt_a', { message: 'second' })]));
+    expect(result).toEqual({ stored: 1, duplicates: 1 });
+    expect(await storedMessages(appKey)).toEqual(['evt_a:first']);
+  });
+
+  it('gives an eventId sent by two batches of one statement to the batch that sent it first', async () => {
+    const appKey = await newApp();
+    const results = await store(
+      batch(appKey, [errorEvent(appKey, 'evt_shared', { message: 'from one' }), errorEvent(appKey, 'evt_one')]),
+      batch(appKey, [errorEvent(appKey, 'evt_shared', { message: 'from two' })]),
+    );
+    expect(results).toEqual([
+      { stored: 2, duplicates: 0 },
+      { stored: 0, duplicates: 1 },
+    ]);
+    expect(await storedMessages(appKey)).toEqual(['evt_one:boom', 'evt_shared:from one']);
+  });
+
+  it('keeps what was stored when a later statement sends the eventId again, and counts nothing twice', async () => {
+    const appKey = await newApp();
+    await store(batch(appKey, [errorEvent(appKey, 'evt_a', { message: 'original', anonymousId: 'anon_1' })]));
+    const [again] = await store(batch(appKey, [errorEvent(appKey, 'evt_a', { message: 'retry', anonymousId: 'anon_2' }), errorEvent(appKey, 'evt_b')]));
+    expect(again).toEqual({ stored: 1, duplicates: 1 });
+    expect(await storedMessages(appKey)).toEqual(['evt_a:original', 'evt_b:boom']);
+    const totals = await db.selectFrom('app_totals').selectAll().where('app_key', '=', appKey).executeTakeFirstOrThrow();
+    expect(totals).toMatchObject({ events: 2, users: 1 });
+    const issue = await db.selectFrom('issues').selectAll().where('app_key', '=', appKey).executeTakeFirstOrThrow();
+    expect(issue).toMatchObject({ event_count: 2, user_count: 1 });
+  });
+
+  it('keeps the same eventId of two apps apart', async () => {
+    const [one, two] = [await newApp(), await newApp()];
+    const results = await store(batch(one, [errorEvent(one, 'evt_same')]), batch(two, [errorEvent(two, 'evt_same')]));
+    expect(results).toEqual([
+      { stored: 1, duplicates: 0 },
+      { stored: 1, duplicates: 0 },
+    ]);
+  });
+
+  it('runs alone: its parts store the events and say which were new, touching no counter', async () => {
+    const appKey = await newApp();
+    const { rows } = prepareBatch(batch(appKey, [errorEvent(appKey, 'evt_x'), errorEvent(appKey, 'evt_y')]));
+    const run = () => withParts<{ event_id: string }>(eventParts(`[${rows.join(',')}]`), sql`select event_id from new_events order by event_id`).execute(db);
+    expect((await run()).rows.map((row) => row.event_id)).toEqual(['evt_x', 'evt_y']);
+    expect((await run()).rows).toEqual([]);
+    expect(await db.selectFrom('issues').select('fingerprint').where('app_key', '=', appKey).execute()).toEqual([]);
+  });
+});

@@ -1,0 +1,45 @@
+// The write path's one statement: the named parts of events.ts, distinct-users.ts, issues.ts, activity.ts and totals.ts
+// joined into a single WITH, so that a group of batches is still one round trip and one commit, and the hot rows
+// (issues, totals) stay locked only for that statement.
+import { type RawBuilder, sql } from 'kysely';
+import { activityParts } from './activity';
+import { issueUserParts, ownerUserParts } from './distinct-users';
+import { eventParts } from './events';
+import { issueParts } from './issues';
+import { outcomeParts } from './outcomes';
+import { totalParts } from './totals';
+
+/** One named part of the statement (a CTE). A part reads only the parts before it, by name. */
+export interface StatementPart {
+  name: string;
+  query: RawBuilder<unknown>;
+}
+
+export const part = (name: string, query: RawBuilder<unknown>): StatementPart => ({ name, query });
+
+/**
+ * The statement for the given input rows (a JSON array, see events.ts) and the events received per app and hour
+ * (outcomes.ts). A part may read only the parts before it: events, issue users, issues, active hours and their links,
+ * owner users, totals (the order of the single template this replaced), outcomes. Every statement is the same parts in the same order, and each insert writes its rows in key order,
+ * so concurrent statements lock rows alike. Every data-modifying part runs once, to completion, whether or not a later
+ * part reads it; all of them see the same snapshot, which is why a part that must see another part's writes reads that
+ * part's RETURNING rows rather than its table.
+ */
+export function storeStatement(rowsJson: string, receivedJson: string, keepFrom: number): RawBuilder<{ app_key: string; event_id: string }> {
+  const parts = [
+    ...eventParts(rowsJson),
+    ...issueUserParts(),
+    ...issueParts(),
+    ...activityParts(keepFrom),
+    ...ownerUserParts(),
+    ...totalParts(),
+    ...outcomeParts(receivedJson),
+  ];
+  return withParts(parts, sql`select app_key, event_id from new_events`);
+}
+
+/** `with <part>, <part>, ... <final>`: exported so that a test can run some parts alone. */
+export function withParts<R>(parts: readonly StatementPart[], final: RawBuilder<unknown>): RawBuilder<R> {
+  const named = parts.map(({ name, query }) => sql`${sql.id(name)} as (${query})`);
+  return sql<R>`with ${sql.join(named, sql`,\n`)}\n${final}`;
+}

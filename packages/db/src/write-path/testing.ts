@@ -1,0 +1,48 @@
+// What the write path's tests share (tests only): a migrated database, the embedded one or PostgreSQL with
+// TEST_DATABASE_URL; an account with fresh apps; and a store call made as EventWriter makes it, one group at a time.
+import { HOUR, type StoredEvent } from '@collector/domain';
+import { afterAll } from 'vitest';
+import { insertApp } from '../apps';
+import { openDatabase } from '../connection';
+import { type Batch, prepareBatch, type StoreResult, storePreparedBatches } from '../ingest';
+import { migrateToLatest } from '../migrate';
+
+export async function openWritePathDatabase(name: string) {
+  const database = await openDatabase({ url: process.env.TEST_DATABASE_URL, dataDir: 'memory://' });
+  await migrateToLatest(database.db);
+  afterAll(() => database.close());
+  const db = database.db;
+  const suffix = Math.random().toString(36).slice(2, 10);
+
+  /** A new account: its id, and a function that creates one more of its apps. */
+  async function newAccount() {
+    const userId = `user_${name}${suffix}${Math.random().toString(36).slice(2, 8)}`;
+    await db.insertInto('users').values({ id: userId, email: `${userId}@example.com`, password_hash: '-', created_at: 0 }).execute();
+    const newApp = async () => {
+      const appKey = `web_${name}${Math.random().toString(36).slice(2, 10)}`;
+      await insertApp(db, { app_key: appKey, user_id: userId, name, type: 'web', created_at: 0 });
+      return appKey;
+    };
+    return { userId, newApp };
+  }
+
+  /** Stores the batches as one statement, as EventWriter does with a group. */
+  const store = (...batches: Batch[]): Promise<StoreResult[]> => storePreparedBatches(db, batches.map(prepareBatch));
+
+  return { db, newAccount, store };
+}
+
+/** A whole hour a few days back, so that events a few hours either side of it are all still taken. */
+export const someHour = Math.floor(Date.now() / HOUR) * HOUR - 5 * 24 * HOUR;
+
+export const errorEvent = (appKey: string, eventId: string, extra: Partial<StoredEvent> = {}): StoredEvent => ({
+  eventId,
+  appKey,
+  type: 'error',
+  timestamp: someHour,
+  fingerprint: 'TypeError:cart',
+  message: 'boom',
+  ...extra,
+});
+
+export const batch = (appKey: string, events: StoredEvent[]): Batch => ({ appKey, events, receivedAt: Date.now() });
