@@ -26,13 +26,14 @@ const READY_TIMEOUT_MS = 2_000;
 
 export function createApp(options: AppOptions) {
   const { database, logger } = options;
+  const knownApps = new KnownApps(database.db);
   const createContext = createContextFactory({
     db: database.db,
     clock: options.clock ?? Date.now,
     rateLimiters: createRateLimiters(options.rateLimits),
     eventWriter: new EventWriter(database.db, { concurrency: database.backend === 'embedded' ? 1 : 2 }),
     outcomes: options.outcomes,
-    knownApps: new KnownApps(database.db),
+    knownApps,
   });
   const logError = (error: AppError, req: Request) => {
     if (error.code === 'INTERNAL') logger.error({ err: error.cause ?? error, method: req.method, path: req.path }, 'request failed');
@@ -92,7 +93,9 @@ export function createApp(options: AppOptions) {
   const clock = options.clock ?? Date.now;
   app.use(
     createRestAdapter(createContext, logError, (appKey) => {
-      if (appKey !== undefined) options.outcomes.count(appKey, 'too_large', 1, clock());
+      const at = clock();
+      // Only an app that exists (a cached look-up): a made-up key in a refused body is not kept even for a second.
+      if (appKey !== undefined) void knownApps.exists(appKey).then((exists) => exists && options.outcomes.count(appKey, 'too_large', 1, at), () => undefined);
     }),
   );
   app.use(errorHandler(logError));

@@ -7,9 +7,10 @@ import { useQuery } from './query';
 import { ErrorState, Loading } from './states';
 
 const HOUR = 3_600_000;
+// Worded apart from the events chart's own period buttons ("Last 24 hours"), so each control has a name of its own.
 const periods = [
-  ['day', 'Last 24 hours', 24 * HOUR],
-  ['month', 'Last 30 days', 30 * 24 * HOUR],
+  ['day', 'Past 24 hours', 24 * HOUR],
+  ['month', 'Past 30 days', 30 * 24 * HOUR],
 ] as const;
 
 // The API lists every reason, in its order; these say what each means.
@@ -45,7 +46,7 @@ export function OutcomesPanel({ appKey, refreshKey }: { appKey: string | undefin
       <div className="panel-head">
         <h2 id="outcomes-title">What was dropped and why</h2>
         <fieldset className="segmented">
-          <legend className="visually-hidden">Period</legend>
+          <legend className="visually-hidden">Period of the outcomes</legend>
           {periods.map(([value, label]) => (
             <button key={value} type="button" aria-pressed={period === value} onClick={() => setPeriod(value)}>
               {label}
