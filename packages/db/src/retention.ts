@@ -63,9 +63,20 @@ function dayOfPartition(name: string): number | undefined {
   return Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) / DAY;
 }
 
-/** One retention run at time `now`. */
-export async function runRetention(db: Kysely<Database>, policy: RetentionPolicy, now: number, options: { chunk?: number } = {}): Promise<RetentionReport> {
-  const chunk = options.chunk ?? 5_000;
+/** How the run deletes: `chunk` rows per statement; `signal` stops it between two statements (the service stopping). */
+interface Pace {
+  chunk: number;
+  signal?: AbortSignal | undefined;
+}
+
+/** One retention run at time `now`. Aborted by `signal`, it stops between two statements and rejects. */
+export async function runRetention(
+  db: Kysely<Database>,
+  policy: RetentionPolicy,
+  now: number,
+  options: { chunk?: number | undefined; signal?: AbortSignal | undefined } = {},
+): Promise<RetentionReport> {
+  const pace: Pace = { chunk: options.chunk ?? 5_000, signal: options.signal };
   const cutoff = now - policy.retentionDays * DAY;
   const report: RetentionReport = {
     cutoff,
@@ -85,13 +96,13 @@ export async function runRetention(db: Kysely<Database>, policy: RetentionPolicy
   const dropped = await dropPartitionsBefore(db, cutoff);
   report.partitionsDropped = dropped.partitions;
   report.eventsDroppedEstimate = dropped.estimatedEvents;
-  report.eventsDeleted = await deleteEventsBefore(db, cutoff, chunk);
-  const capped = await capIssuePayloads(db, policy.maxEventsPerIssue, chunk);
+  report.eventsDeleted = await deleteEventsBefore(db, cutoff, pace);
+  const capped = await capIssuePayloads(db, policy.maxEventsPerIssue, pace);
   report.payloadsCapped = capped.payloads;
   report.issuesCapped = capped.issues;
-  report.eventIdsForgotten = await forgetEventIds(db, today - Math.max(policy.retentionDays, EVENT_ID_MEMORY_DAYS) - 1, chunk);
+  report.eventIdsForgotten = await forgetEventIds(db, today - Math.max(policy.retentionDays, EVENT_ID_MEMORY_DAYS) - 1, pace);
   const activityFrom = Math.floor(now / HOUR) - Math.max(policy.retentionDays, ACTIVITY_MARGIN_DAYS) * 24;
-  report.activityRowsTrimmed = await trimActivityHours(db, activityFrom, chunk);
+  report.activityRowsTrimmed = await trimActivityHours(db, activityFrom, pace);
   return report;
 }
 
@@ -158,11 +169,12 @@ async function dropPartitionsBefore(db: Kysely<Database>, cutoff: number): Promi
  * Events before the cut-off that no dropped partition took: per app, through events_app_timestamp_window, oldest first,
  * `chunk` at a time (a chunk ends at a timestamp, so ties may make one a little larger).
  */
-async function deleteEventsBefore(db: Kysely<Database>, cutoff: number, chunk: number): Promise<number> {
+async function deleteEventsBefore(db: Kysely<Database>, cutoff: number, { chunk, signal }: Pace): Promise<number> {
   const { rows: apps } = await sql<{ app_key: string }>`select app_key from apps order by app_key`.execute(db);
   let deleted = 0;
   for (const { app_key: appKey } of apps) {
     for (;;) {
+      signal?.throwIfAborted();
       const { rows } = await sql<{ timestamp: number }>`
         select timestamp from events where app_key = ${appKey} and timestamp < ${cutoff}
         order by timestamp offset ${chunk} limit 1`.execute(db);
@@ -176,11 +188,11 @@ async function deleteEventsBefore(db: Kysely<Database>, cutoff: number, chunk: n
 }
 
 /**
- * Issues that passed the cap and grew since they were last trimmed (or were trimmed to a higher cap) keep the payloads of their newest `max` events
- * (order: timestamp, then eventId, as the issue's event list shows them). Counts live in issues and are untouched; the
- * ids stay in event_ids, so a retry is still a duplicate.
+ * Issues that passed the cap and grew since they were last trimmed (or were trimmed to a higher cap) keep the payloads
+ * of their newest `max` events (order: timestamp, then eventId, as the issue's event list shows them). Counts live in
+ * issues and are untouched; the ids stay in event_ids, so a retry is still a duplicate.
  */
-async function capIssuePayloads(db: Kysely<Database>, max: number, chunk: number): Promise<{ payloads: number; issues: number }> {
+async function capIssuePayloads(db: Kysely<Database>, max: number, { chunk, signal }: Pace): Promise<{ payloads: number; issues: number }> {
   const { rows: grown } = await sql<{ app_key: string; fingerprint: string; event_count: number }>`
     select i.app_key, i.fingerprint, i.event_count from issues i
     left join issue_payload_trims t on t.app_key = i.app_key and t.fingerprint = i.fingerprint
@@ -196,6 +208,7 @@ async function capIssuePayloads(db: Kysely<Database>, max: number, chunk: number
       issues += 1;
       // Oldest first, `chunk` at a time, up to and including the newest payload beyond the cap.
       for (;;) {
+        signal?.throwIfAborted();
         const { rows: next } = await sql<{ timestamp: number; event_id: string }>`
           select timestamp, event_id from events where app_key = ${issue.app_key} and fingerprint = ${issue.fingerprint}
             and (timestamp, event_id) <= (${newestDropped.timestamp}::int8, ${newestDropped.event_id})
@@ -214,9 +227,10 @@ async function capIssuePayloads(db: Kysely<Database>, max: number, chunk: number
   return { payloads, issues };
 }
 
-async function forgetEventIds(db: Kysely<Database>, beforeDay: number, chunk: number): Promise<number> {
+async function forgetEventIds(db: Kysely<Database>, beforeDay: number, { chunk, signal }: Pace): Promise<number> {
   let forgotten = 0;
   for (;;) {
+    signal?.throwIfAborted();
     const result = await sql`delete from event_ids where ctid = any(array(select ctid from event_ids where day < ${beforeDay} limit ${chunk}))`.execute(db);
     const n = Number(result.numAffectedRows ?? 0);
     forgotten += n;
@@ -225,15 +239,16 @@ async function forgetEventIds(db: Kysely<Database>, beforeDay: number, chunk: nu
 }
 
 /**
- * activity_hours rows of hours before `fromHour`: only windowed overviews reaching back that far read them; those are
- * answered from the per-day and per-hour counts, which are kept (see docs/operations.md for what that means).
+ * activity_hours rows of hours before `fromHour`: the write path never reads them again, and only windowed overviews
+ * starting that far back do, whose distinct counts then become a lower bound (docs/operations.md).
  */
-async function trimActivityHours(db: Kysely<Database>, fromHour: number, chunk: number): Promise<number> {
+async function trimActivityHours(db: Kysely<Database>, fromHour: number, { chunk, signal }: Pace): Promise<number> {
   const { rows: apps } = await sql<{ app_key: string }>`select app_key from apps order by app_key`.execute(db);
   let trimmed = 0;
   for (const { app_key: appKey } of apps) {
     for (const kind of ['user', 'issue'] satisfies ActivityKind[]) {
       for (;;) {
+        signal?.throwIfAborted();
         const result = await sql`
           delete from activity_hours where ctid = any(array(
             select ctid from activity_hours where app_key = ${appKey} and kind = ${kind} and hour < ${fromHour} limit ${chunk}))`.execute(db);

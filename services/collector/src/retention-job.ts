@@ -21,10 +21,12 @@ export function startRetentionJob(database: DatabaseHandle, options: RetentionJo
   /** The run in progress, settled either way (its failure is the caller's of runNow). */
   let running: Promise<void> | undefined;
   let stopped = false;
+  // Stopping ends a run in progress between two of its statements: a long first run does not hold up a shutdown.
+  const stopping = new AbortController();
   const run = async () => {
     const started = Date.now();
     try {
-      const report = await runRetention(database.db, options, clock(), { chunk: options.chunk });
+      const report = await runRetention(database.db, options, clock(), { chunk: options.chunk, signal: stopping.signal });
       logger.info({ ...report, ms: Date.now() - started }, 'retention run');
       return report;
     } catch (error) {
@@ -54,6 +56,7 @@ export function startRetentionJob(database: DatabaseHandle, options: RetentionJo
     stop: async () => {
       stopped = true;
       clearInterval(timer);
+      stopping.abort();
       await running;
     },
   };
