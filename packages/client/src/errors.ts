@@ -1,5 +1,6 @@
 // The one error a client call rejects with: the contract's error code, the HTTP status, details and Retry-After.
 import type { AppRouter } from '@collector/api';
+import { parseRetryAfter } from '@collector/domain/retry-after';
 import type { inferRouterError } from '@trpc/server';
 import { TRPCClientError } from '@trpc/client';
 
@@ -41,7 +42,7 @@ export class CollectorError extends TRPCClientError<AppRouter> {
     this.code = appError?.code ?? 'NETWORK_ERROR';
     this.status = typeof response?.status === 'number' ? response.status : (from.data?.httpStatus ?? 0);
     this.details = appError?.details ?? [];
-    this.retryAfterSeconds = parseRetryAfter(response?.headers?.get('retry-after') ?? null);
+    this.retryAfterSeconds = parseRetryAfter(response?.headers?.get('retry-after'));
   }
 }
 
@@ -49,13 +50,6 @@ export class CollectorError extends TRPCClientError<AppRouter> {
 export function toCollectorError(error: unknown): CollectorError {
   if (error instanceof CollectorError) return error;
   return new CollectorError(TRPCClientError.from<AppRouter>(error as Error));
-}
-
-function parseRetryAfter(value: string | null): number | undefined {
-  if (value === null) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
 export function isCollectorError(error: unknown): error is CollectorError {

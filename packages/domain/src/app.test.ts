@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { appKeyPattern, appNameSchema, appTypeSchema, appTypes } from './app';
+import { appKeyPattern, appTypes } from './app';
+import { appNameSchema, appTypeSchema } from './app-schemas';
 
 describe('appNameSchema', () => {
   it('trims and accepts 1 to 100 characters', () => {

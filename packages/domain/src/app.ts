@@ -1,13 +1,12 @@
-// Apps: what a user registers to get an ingestion key.
-import { z } from 'zod';
+// Apps: what a user registers to get an ingestion key. Zod-free, so the dashboard can import the list of types
+// (`@collector/domain/app`) without the schemas; those are in app-schemas.ts.
 import { limits } from './limits';
-import { isStorableText, UNSTORABLE_MESSAGE } from './text';
 
 export const appTypes = ['web', 'node', 'ios', 'android', 'react-native', 'flutter', 'electron', 'other'] as const;
 export type AppType = (typeof appTypes)[number];
 
-export const appNameSchema = z.string().trim().min(1).max(limits.appNameChars).refine(isStorableText, UNSTORABLE_MESSAGE);
-export const appTypeSchema = z.enum(appTypes);
+/** An app's name: 1 to 100 characters after trimming. */
+export const appNameChars = { min: 1, max: limits.appNameChars } as const;
 
 /** `<type>_<id>`; the id part is random, so only the shape can be checked without a lookup. */
 export const appKeyPattern = /^[a-z-]{2,16}_[A-Za-z0-9]{16,64}$/;

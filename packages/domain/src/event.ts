@@ -1,7 +1,7 @@
 // What an SDK may send, and how one event is judged on its own: accepted in normalised form, or rejected with a reason.
 import { z } from 'zod';
 import { computeFingerprint } from './fingerprint';
-import { limits } from './limits';
+import { eventFieldChars, limits } from './limits';
 import { nestingDepth, storableJson, truncateUtf8 } from './text';
 import { detailsOf, summarize } from './validation';
 
@@ -24,9 +24,9 @@ const truncatedTo = (maxBytes: number) => z.string().transform((text) => truncat
 /** A breadcrumb as stored and returned. */
 export const breadcrumbSchema = z.object({
   timestamp: z.number().optional(),
-  category: z.string().max(64).optional(),
+  category: z.string().max(eventFieldChars.breadcrumbCategory).optional(),
   message: z.string().optional(),
-  level: z.string().max(16).optional(),
+  level: z.string().max(eventFieldChars.breadcrumbLevel).optional(),
   data: z.record(z.string(), z.unknown()).optional(),
 });
 
@@ -34,7 +34,7 @@ const breadcrumbInputSchema = breadcrumbSchema.extend({ message: truncatedTo(lim
 
 export const requestInfoSchema = z.object({
   method: z.string().regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method'),
-  url: z.string().min(1).max(2048),
+  url: z.string().min(1).max(eventFieldChars.url),
   status: z.int().min(0).max(999).optional(),
   durationMs: z.number().min(0).max(86_400_000).optional(),
 });
@@ -44,16 +44,16 @@ const eventFields = {
   eventId: prefixedId('evt_', 64),
   type: z.enum(eventTypes),
   timestamp: eventTimestampSchema,
-  platform: z.string().min(1).max(32).optional(),
+  platform: z.string().min(1).max(eventFieldChars.platform).optional(),
   sdkVersion: z.string().regex(/^\d{1,9}(\.\d{1,9}){0,3}$/, 'must be dotted numeric, like 1.4.2').optional(),
   sessionId: prefixedId('session_', 128).optional(),
   anonymousId: prefixedId('anon_', 128).optional(),
-  errorType: z.string().min(1).max(64).optional(),
+  errorType: z.string().min(1).max(eventFieldChars.errorType).optional(),
   request: requestInfoSchema.optional(),
-  url: z.string().max(2048).optional(),
-  userAgent: z.string().max(512).optional(),
-  release: z.string().max(200).optional(),
-  environment: z.string().max(64).optional(),
+  url: z.string().max(eventFieldChars.url).optional(),
+  userAgent: z.string().max(eventFieldChars.userAgent).optional(),
+  release: z.string().max(eventFieldChars.release).optional(),
+  environment: z.string().max(eventFieldChars.environment).optional(),
 };
 
 /** What an SDK sends: long texts are truncated rather than rejected, unknown fields dropped. */

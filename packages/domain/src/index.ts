@@ -1,5 +1,6 @@
 export * from './account';
 export * from './app';
+export * from './app-schemas';
 export * from './errors';
 export * from './event';
 export * from './fingerprint';
@@ -7,6 +8,7 @@ export * from './issue';
 export * from './limits';
 export * from './outcome';
 export * from './rate-limit';
+export * from './retry-after';
 export * from './text';
 export * from './validation';
 export * from './timeseries';

@@ -1,4 +1,5 @@
-// Every bound the contract sets, in one place so the API, the docs and the SDKs agree.
+// Every bound the contract sets, in one place so the API, the docs and the SDKs agree. Zod-free, so an SDK or the
+// dashboard can import it (`@collector/domain/limits`) without bringing the schemas into its bundle.
 export const limits = {
   batchMinEvents: 1,
   batchMaxEvents: 50,
@@ -19,6 +20,19 @@ export const limits = {
   emailChars: 254,
   passwordMinChars: 8,
   passwordMaxChars: 128,
+} as const;
+
+/** Characters an event's short text fields may hold: a longer value rejects the event, so SDKs cut to these. */
+export const eventFieldChars = {
+  platform: 32,
+  errorType: 64,
+  /** The page's URL, and a failed request's. */
+  url: 2048,
+  userAgent: 512,
+  release: 200,
+  environment: 64,
+  breadcrumbCategory: 64,
+  breadcrumbLevel: 16,
 } as const;
 
 export const sessionPolicy = {

@@ -1,9 +1,10 @@
 // Breadcrumbs: what happened in the page before an event, kept in a fixed-size ring.
+import { eventFieldChars, limits } from '@collector/domain/limits';
 import type { Breadcrumb } from './event';
 import { truncate } from './event';
 
 /** The server takes at most 100 per event; more would reject the whole event. */
-export const MAX_BREADCRUMBS = 100;
+export const MAX_BREADCRUMBS = limits.breadcrumbs;
 
 /** Breadcrumb data is the page's own object: copied, and dropped when it cannot travel (cycles, BigInt, huge, deep). */
 const DATA_MAX_CHARS = 2048;
@@ -29,12 +30,12 @@ function copyData(data: unknown): Record<string, unknown> | undefined {
   }
 }
 
-/** A breadcrumb within the server's limits (category <= 64, level <= 16), with a timestamp. */
+/** A breadcrumb within the server's limits (category <= 64, level <= 16), with a timestamp. The server keeps 2 KiB of a message; 1,024 characters keeps a beacon small. */
 export function normalizeBreadcrumb(crumb: Breadcrumb, now: number): Breadcrumb {
   const normalized: Breadcrumb = { timestamp: typeof crumb.timestamp === 'number' && Number.isFinite(crumb.timestamp) ? crumb.timestamp : now };
-  if (typeof crumb.category === 'string') normalized.category = truncate(crumb.category, 64);
+  if (typeof crumb.category === 'string') normalized.category = truncate(crumb.category, eventFieldChars.breadcrumbCategory);
   if (typeof crumb.message === 'string') normalized.message = truncate(crumb.message, 1024);
-  if (typeof crumb.level === 'string') normalized.level = truncate(crumb.level, 16);
+  if (typeof crumb.level === 'string') normalized.level = truncate(crumb.level, eventFieldChars.breadcrumbLevel);
   const data = copyData(crumb.data);
   if (data) normalized.data = data;
   return normalized;

@@ -1,7 +1,8 @@
 // The events the SDK sends, and how a thrown value becomes one.
-// Only the fingerprint subpath of the domain is imported at runtime: the package root would bring zod into the bundle.
+// Only zod-free subpaths of the domain are imported at runtime: the package root would bring zod into the bundle.
 import type { EventInput } from '@collector/domain';
 import { computeFingerprint } from '@collector/domain/fingerprint';
+import { eventFieldChars, limits } from '@collector/domain/limits';
 
 export type BreadcrumbLevel = 'debug' | 'info' | 'warning' | 'error';
 
@@ -49,15 +50,15 @@ export type CheckedEvent = Fits<CollectorEvent>;
 
 /** Bounds the server enforces (a longer url or userAgent would reject the event) and sizes that keep a beacon small. */
 export const fieldLimits = {
-  errorType: 64,
-  /** The server keeps 8 KiB of UTF-8; grouping reads 2,048 characters. */
-  message: 8192,
+  errorType: eventFieldChars.errorType,
+  /** The server keeps 8 KiB of UTF-8 and cuts the rest; grouping reads 2,048 characters. */
+  message: limits.messageBytes,
   /** The server keeps 64 KiB; grouping reads 100 lines. 16 Ki characters keeps an event under a beacon's budget. */
-  stack: 16384,
-  url: 2048,
-  userAgent: 512,
-  release: 200,
-  environment: 64,
+  stack: 16 * 1024,
+  url: eventFieldChars.url,
+  userAgent: eventFieldChars.userAgent,
+  release: eventFieldChars.release,
+  environment: eventFieldChars.environment,
 } as const;
 
 /** Cuts to `max` UTF-16 units without leaving half a surrogate pair behind. */

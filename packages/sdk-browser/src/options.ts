@@ -1,6 +1,6 @@
 // init()'s options, and the defaults and bounds they get.
 import { MAX_BREADCRUMBS } from './breadcrumbs';
-import type { CollectorEvent } from './event';
+import { type CollectorEvent, fieldLimits } from './event';
 
 export interface InitOptions {
   /** The app's ingestion key (`web_...`), from POST /api/apps or the dashboard. */
@@ -69,8 +69,8 @@ export function resolveOptions(options: InitOptions, pageUrl: string | undefined
   return {
     appKey,
     ingestUrl,
-    release: optionalText(options.release, 200),
-    environment: optionalText(options.environment, 64),
+    release: optionalText(options.release, fieldLimits.release),
+    environment: optionalText(options.environment, fieldLimits.environment),
     sampleRate,
     beforeSend: typeof options.beforeSend === 'function' ? options.beforeSend : undefined,
     maxBreadcrumbs,

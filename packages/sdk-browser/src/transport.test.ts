@@ -1,7 +1,7 @@
 // The transport against a scripted fetch and beacon, on fake timers: batching, backoff, Retry-After, drops, the unload beacon.
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BACKOFF_MAX_MS, type FetchLike, KEEPALIVE_MAX_BYTES, parseRetryAfter, RATE_LIMIT_DEFAULT_SECONDS, Transport, type TransportOptions, utf8Length } from './transport';
+import { BACKOFF_MAX_MS, type FetchLike, KEEPALIVE_MAX_BYTES, RATE_LIMIT_DEFAULT_SECONDS, retryAfterSeconds, Transport, type TransportOptions, utf8Length } from './transport';
 
 const URL = 'https://collector.example/api/events/batch';
 
@@ -308,14 +308,13 @@ describe('helpers', () => {
     );
   });
 
-  it('reads Retry-After as seconds or an HTTP date, bounded', () => {
+  it('reads Retry-After with the domain parser, bounded to an hour', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
-    expect(parseRetryAfter('12', now)).toBe(12);
-    expect(parseRetryAfter(' 3 ', now)).toBe(3);
-    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:30 GMT', now)).toBe(30);
-    expect(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now)).toBe(0);
-    expect(parseRetryAfter('999999', now)).toBe(3600);
-    expect(parseRetryAfter('soon', now)).toBeUndefined();
-    expect(parseRetryAfter(null, now)).toBeUndefined();
+    expect(retryAfterSeconds('12', now)).toBe(12);
+    expect(retryAfterSeconds('Thu, 01 Jan 2026 00:00:30 GMT', now)).toBe(30);
+    expect(retryAfterSeconds('999999', now)).toBe(3600);
+    expect(retryAfterSeconds('Fri, 01 Jan 2027 00:00:00 GMT', now)).toBe(3600);
+    expect(retryAfterSeconds('soon', now)).toBeUndefined();
+    expect(retryAfterSeconds(null, now)).toBeUndefined();
   });
 });

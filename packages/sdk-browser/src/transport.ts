@@ -1,5 +1,8 @@
 // Delivery to POST /api/events/batch: a bounded queue, batches of at most 50 sent one request at a time, backoff on
 // network errors and 5xx outages, Retry-After on 429, and a last send by beacon when the page goes away.
+// Only zod-free subpaths of the domain are imported: the package root would bring zod into the bundle.
+import { limits } from '@collector/domain/limits';
+import { parseRetryAfter } from '@collector/domain/retry-after';
 
 export interface TransportResponse {
   status: number;
@@ -28,9 +31,10 @@ export interface TransportOptions {
   random?: () => number;
 }
 
-export const BATCH_MAX_EVENTS = 50;
-/** The collector takes 1 MiB per request; the margin is the envelope's. */
-const BATCH_MAX_BYTES = 1000 * 1000;
+export const BATCH_MAX_EVENTS: number = limits.batchMaxEvents;
+/** The events' JSON may fill the collector's 1 MiB but for the envelope: `{"appKey":...,"events":[...]}` and the commas. */
+const ENVELOPE_MARGIN_BYTES = 4 * 1024;
+const BATCH_MAX_BYTES = limits.ingestBodyBytes - ENVELOPE_MARGIN_BYTES;
 /** Browsers allow 64 KiB of keepalive and beacon bodies in flight per page: a regular send that stays under half of it leaves room for the unload beacon. */
 export const KEEPALIVE_MAX_BYTES = 30_000;
 const KEEPALIVE_LIMIT_BYTES = 64 * 1024;
@@ -72,18 +76,10 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
-/** Seconds from a Retry-After value (delta-seconds or an HTTP date), bounded; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now: number): number | undefined {
-  if (value === null) return undefined;
-  const trimmed = value.trim();
-  let seconds: number;
-  if (/^\d+$/.test(trimmed)) seconds = Number(trimmed);
-  else {
-    const date = Date.parse(trimmed);
-    if (Number.isNaN(date)) return undefined;
-    seconds = Math.ceil((date - now) / 1000);
-  }
-  return Math.min(RETRY_AFTER_MAX_SECONDS, Math.max(0, seconds));
+/** Seconds the collector asked to wait, at most an hour (a page that waited longer would lose its queue to a reload anyway). */
+export function retryAfterSeconds(value: string | null, now: number): number | undefined {
+  const seconds = parseRetryAfter(value, now);
+  return seconds === undefined ? undefined : Math.min(RETRY_AFTER_MAX_SECONDS, seconds);
 }
 
 type Outcome = { status: number; retryAfterSeconds: number | undefined };
@@ -247,7 +243,7 @@ export class Transport {
         credentials: 'omit',
       })
       .then(
-        (response): Outcome => ({ status: response.status, retryAfterSeconds: parseRetryAfter(readHeader(response, 'retry-after'), Date.now()) }),
+        (response): Outcome => ({ status: response.status, retryAfterSeconds: retryAfterSeconds(readHeader(response, 'retry-after'), Date.now()) }),
         (): Outcome => ({ status: 0, retryAfterSeconds: undefined }),
       )
       .then((outcome) => {

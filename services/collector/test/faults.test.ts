@@ -4,23 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase, sql } from '@collector/db';
+import { type Answer, createAccountWithApps, postBatch } from '@collector/tool-kit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger';
 import { startServer } from '../src/server';
-import { makeEvent, PASSWORD } from './harness';
+import { makeEvent } from './harness';
 
 const databaseUrl = process.env.TEST_DATABASE_URL;
-
-interface Answer {
-  batch: number;
-  sentAt: number;
-  answeredAt: number;
-  status: number;
-  retryAfter: string | null;
-  code?: string;
-  accepted: number;
-  duplicates: number;
-}
 
 describe.runIf(databaseUrl)('database faults (PostgreSQL)', () => {
   it('answers 200 or 503 with Retry-After while its connections are terminated, recovers at once and loses nothing', async () => {
@@ -40,17 +30,7 @@ describe.runIf(databaseUrl)('database faults (PostgreSQL)', () => {
     const admin = await openDatabase({ url: databaseUrl });
     afterAll(() => admin.close());
     const origin = server.url.replace('localhost', '127.0.0.1');
-    const post = async (path: string, body: unknown, token?: string) => {
-      const response = await fetch(`${origin}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-        body: JSON.stringify(body),
-      });
-      return { response, body: (await response.json()) as any };
-    };
-    const { body: account } = await post('/api/auth/register', { email: `faults-${randomUUID()}@example.com`, password: PASSWORD });
-    const { body: created } = await post('/api/apps', { name: 'Faults', type: 'web' }, account.token);
-    const appKey = created.app.appKey as string;
+    const [appKey] = (await createAccountWithApps(origin, ['Faults'])) as [string];
 
     // Three clients, five-event batches; a refused batch is sent again with the same eventIds, as an SDK does.
     const answers: Answer[] = [];
@@ -60,19 +40,9 @@ describe.runIf(databaseUrl)('database faults (PostgreSQL)', () => {
       while (!stopping) {
         const batch = batches++;
         const events = Array.from({ length: 5 }, () => makeEvent());
-        for (;;) {
-          const sentAt = performance.now();
-          const { response, body } = await post('/api/events/batch', { appKey, events });
-          const answer: Answer = {
-            batch,
-            sentAt,
-            answeredAt: performance.now(),
-            status: response.status,
-            retryAfter: response.headers.get('retry-after'),
-            code: body.error?.code,
-            accepted: body.accepted ?? 0,
-            duplicates: body.duplicates ?? 0,
-          };
+        const body = JSON.stringify({ appKey, events });
+        for (let attempt = 1; ; attempt++) {
+          const answer = await postBatch(origin, body, { batch, attempt, events: events.length }, 30_000);
           answers.push(answer);
           if (answer.status !== 503) break;
           await sleep(50);

@@ -1,6 +1,8 @@
 // The overview over a time window, through the HTTP API: answers from the rollups must equal what counting the events
 // themselves gives, at every edge (windows not aligned to hours or days, from inclusive, to exclusive), with events
 // that arrive late and out of order, from concurrent requests, and with users seen in several apps.
+// Seeded random numbers (the tools' own), so that a failure can be replayed.
+import { rng } from '@collector/tool-kit';
 import { describe, expect, it } from 'vitest';
 import { createApp, makeEvent, PASSWORD, sendBatch, signUp, startTestServer, type TestServer } from './harness';
 
@@ -55,18 +57,6 @@ async function overview(token: string, query: { appKey?: string; from?: number; 
   const reply = await target.call('GET', `/api/overview?${params}`, { token });
   expect(reply.status).toBe(200);
   return reply.body.totals;
-}
-
-/** Small seeded PRNG (mulberry32): a failure can be replayed. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('overview over a window', () => {

@@ -1,5 +1,6 @@
 // The dashboard's one way to the collector: the typed client, the session token it sends, and the shapes it returns.
 import { type CollectorClient, type CollectorOutputs, createCollectorClient, errorCodeOf, isCollectorError } from '@collector/client';
+import { appTypes as domainAppTypes } from '@collector/domain/app';
 
 // The token lives in memory and in sessionStorage (so a reload keeps the tab signed in, and closing the tab
 // forgets it); never in a URL, a cookie or localStorage.
@@ -56,8 +57,8 @@ export type IssueDetail = CollectorOutputs['issues']['get'];
 export type StoredEvent = IssueDetail['events'][number];
 export type Outcome = CollectorOutputs['outcomes']['get']['outcomes'][number];
 
-/** Every app type the API takes, in the order the form offers them. */
-export const appTypes = ['web', 'node', 'ios', 'android', 'react-native', 'flutter', 'electron', 'other'] as const satisfies readonly AppType[];
+/** Every app type the API takes, in the order the form offers them; checked against the API's own type. */
+export const appTypes: readonly AppType[] = domainAppTypes;
 
 /** What to tell the user about a failed call: the API's own message, or that the collector did not answer. */
 export function messageOf(error: unknown): string {

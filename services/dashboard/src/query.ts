@@ -12,7 +12,7 @@ export function useQuery<T>(load: () => Promise<T>, dependencies: DependencyList
   const [attempt, setAttempt] = useState(0);
   const reload = useCallback(() => setAttempt((value) => value + 1), []);
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller lists what `load` reads
+  // The dependencies are the caller's: it lists what `load` reads (a new `load` each render must not reload).
   useEffect(() => {
     let current = true;
     setState((previous) => ({ status: 'loading', data: previous.data }));

@@ -10,12 +10,10 @@
 //      --seconds).
 // Each simulated day ends with a `vacuum`: a simulated day takes seconds, while in service autovacuum (one minute
 // naptime) has the whole day to reclaim what the write path's updates and the retention run's deletes leave behind.
-import { join } from 'node:path';
 import { type DatabaseHandle, EventWriter, migrateDatabase, openDatabase, runRetention, sql } from '@collector/db';
 import { judgeEvent, type StoredEvent } from '@collector/domain';
+import { type Child, type Cleanup, createAccountWithApps, createEventSource, type EventSource, startCollector } from '@collector/tool-kit';
 import pg from 'pg';
-import { createEventSource, type EventSource } from './events';
-import { type Child, type Cleanup, createAccountWithApps, freePort, startChild } from './procs';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -52,16 +50,9 @@ async function freshDatabase(admin: pg.Client, options: DiskBenchOptions, label:
   return url.href;
 }
 
-async function startCollector(options: DiskBenchOptions, databaseUrl: string, env: Record<string, string> = {}): Promise<Child> {
-  const port = await freePort();
-  const child = await startChild({
-    name: 'collector',
-    script: join(options.repoRoot, 'services/collector/src/main.ts'),
-    cwd: options.repoRoot,
-    port,
-    // info: the retention run's report is a log line (part 3 waits for it).
-    env: { DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', INGEST_RATE_LIMIT: '0', LOG_LEVEL: 'info', ...env },
-  });
+async function collectorOn(options: DiskBenchOptions, databaseUrl: string, env: Record<string, string> = {}): Promise<Child> {
+  // info: the retention run's report is a log line (part 3 waits for it).
+  const child = await startCollector({ repoRoot: options.repoRoot, env: { DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', ...env } });
   options.cleanups.push(() => child.stop());
   return child;
 }
@@ -111,7 +102,7 @@ const groupOf = (structure: string) => (structure === 'events' || structure === 
 
 async function bytesPerEvent(admin: pg.Client, options: DiskBenchOptions): Promise<string[]> {
   const url = await freshDatabase(admin, options, 'size');
-  const collector = await startCollector(options, url);
+  const collector = await collectorOn(options, url);
   const [appKey] = await createAccountWithApps(collector.origin, ['Disk']);
   const source = createEventSource();
   const started = Date.now();
@@ -216,7 +207,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 /** Part 3: p99 of a paced load while a retention run deletes, and for as long after it, on the same collector. */
 async function p99DuringRetention(admin: pg.Client, options: DiskBenchOptions): Promise<string[]> {
   const url = await freshDatabase(admin, options, 'p99');
-  let collector = await startCollector(options, url);
+  let collector = await collectorOn(options, url);
   const [appKey] = await createAccountWithApps(collector.origin, ['Retained']);
   const source = createEventSource({ seed: 11 });
   // Old events from 6 to 4.1 days ago: RETENTION_DAYS=4 deletes them all, dropping the days wholly before the cut-off
@@ -236,7 +227,7 @@ async function p99DuringRetention(admin: pg.Client, options: DiskBenchOptions): 
     }
   };
   const storedBefore = await count();
-  collector = await startCollector(options, url, { RETENTION_DAYS: '4' });
+  collector = await collectorOn(options, url, { RETENTION_DAYS: '4' });
 
   // Paced, latency from each request's due time, so a stall counts in full.
   const rate = Math.max(1, options.rate / source.batchSize);

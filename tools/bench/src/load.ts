@@ -2,7 +2,7 @@
 // (a fixed arrival rate, latency counted from each request's scheduled time) for "p99 at 80% of peak".
 import { Agent, request } from 'node:http';
 import autocannon from 'autocannon';
-import type { EventSource } from './events';
+import { type EventSource, percentile } from '@collector/tool-kit';
 
 export interface Target {
   name: string;
@@ -118,25 +118,24 @@ export async function closedLoopRound(target: Target, source: EventSource, tally
       if (now >= deadline) client.responseMax = client.reqsMade;
     });
   });
-  const seconds = (lastAnswer - started) / 1000;
+  return roundFigures(tally, before, latencies, (lastAnswer - started) / 1000, result.errors);
+}
+
+/** What one round added to the tally, with its latencies (ms) summarised. */
+function roundFigures(tally: Tally, before: Tally, latencies: number[], seconds: number, errors: number) {
   latencies.sort((a, b) => a - b);
   const accepted = tally.accepted - before.accepted;
   return {
     seconds,
     requests: tally.requests - before.requests,
     non2xx: tally.non2xx - before.non2xx,
-    errors: result.errors,
+    errors,
     accepted,
     eventsPerSecond: accepted / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
+    p50: percentile(latencies, 50, true),
+    p99: percentile(latencies, 99, true),
     max: latencies.at(-1) ?? Number.NaN,
   };
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
 
 /**
@@ -205,18 +204,5 @@ export async function pacedRound(target: Target, source: EventSource, tally: Tal
     const timer = setInterval(tick, 2);
   });
   agent.destroy();
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const accepted = tally.accepted - before.accepted;
-  return {
-    seconds,
-    requests: tally.requests - before.requests,
-    non2xx: tally.non2xx - before.non2xx,
-    errors,
-    accepted,
-    eventsPerSecond: accepted / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    max: latencies.at(-1) ?? Number.NaN,
-  };
+  return roundFigures(tally, before, latencies, (performance.now() - started) / 1000, errors);
 }

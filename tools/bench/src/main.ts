@@ -14,18 +14,33 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
+import {
+  type Child,
+  cleanupOnExit,
+  createAccountWithApps,
+  createEventSource,
+  type EventSource,
+  fmt,
+  freePort,
+  machineBusyMs,
+  parseFlags,
+  postgresCpuMs,
+  processCpuMs,
+  startChild,
+  startCollector,
+  watchMemory,
+} from '@collector/tool-kit';
 import pg from 'pg';
-import { createEventSource, type EventSource } from './events';
 import { closedLoopRound, emptyTally, pacedRound, type Tally, type Target } from './load';
-import { type Child, cleanupOnExit, createAccountWithApps, freePort, machineBusyMs, postgresCpuMs, processCpuMs, startChild, watchMemory } from './procs';
 import { busyMs, summarizeProfile } from './profile';
 import { runDiskBench } from './disk';
 import { runQueryBench } from './queries';
 
-const { values: flags } = parseArgs({
-  options: {
+const { flags, number } = parseFlags(
+  `pnpm bench [--embedded | --queries | --disk | --all] [--events 1000000] [--days 60 --events-per-day 100000 --retention-days 7 --delete-events 1000000 --rate 2000 --parts 1,2,3] [--calls 200] [--seconds 10] [--rounds 2] [--warmup 3] [--connections 32] [--pool 10]
+           [--reuse-db NAME --seed-file FILE] [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--collector-node-args "--max-old-space-size=256"] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`,
+  {
     embedded: { type: 'boolean', default: false },
     all: { type: 'boolean', default: false },
     queries: { type: 'boolean', default: false },
@@ -51,29 +66,9 @@ const { values: flags } = parseArgs({
     'node-args': { type: 'string', default: '' },
     'collector-node-args': { type: 'string', default: '' },
     'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
-    help: { type: 'boolean', default: false },
   },
-  strict: true,
-});
+);
 
-if (flags.help) {
-  console.log(readHeader());
-  process.exit(0);
-}
-
-function readHeader() {
-  return `pnpm bench [--embedded | --queries | --disk | --all] [--events 1000000] [--days 60 --events-per-day 100000 --retention-days 7 --delete-events 1000000 --rate 2000 --parts 1,2,3] [--calls 200] [--seconds 10] [--rounds 2] [--warmup 3] [--connections 32] [--pool 10]
-           [--reuse-db NAME --seed-file FILE] [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--collector-node-args "--max-old-space-size=256"] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`;
-}
-
-const number = (name: keyof typeof flags, min: number, max: number): number => {
-  const value = Number(flags[name]);
-  if (!Number.isFinite(value) || value < min || value > max) {
-    console.error(`--${name}: expected a number from ${min} to ${max}`);
-    process.exit(2);
-  }
-  return value;
-};
 const options = {
   seconds: number('seconds', 1, 600),
   rounds: number('rounds', 1, 20),
@@ -96,7 +91,7 @@ if (!['127.0.0.1', 'localhost', '[::1]'].includes(adminUrl.hostname)) {
 }
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const { cleanups, cleanup } = cleanupOnExit('stopping servers and dropping the bench databases');
+const { cleanups, cleanup, exitAfter } = cleanupOnExit('stopping servers and dropping the bench databases');
 
 // ---------------------------------------------------------------- backends
 
@@ -231,18 +226,15 @@ async function embeddedStore(): Promise<Store> {
 // ---------------------------------------------------------------- servers
 
 async function startServers(store: Store, profileDir: string | undefined) {
-  const [collectorPort, baselinePort] = [await freePort(), await freePort()];
+  const baselinePort = await freePort();
   const extraArgs = (flags['node-args'] as string).split(/\s+/).filter(Boolean);
   const profileArgs = (name: string) => [...extraArgs, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : [])];
   const baselineAppKey = 'app_baseline_bench';
   const [collector, baseline] = await Promise.all([
-    startChild({
-      name: 'collector',
-      script: join(repoRoot, 'services/collector/src/main.ts'),
-      cwd: repoRoot,
-      port: collectorPort,
+    startCollector({
+      repoRoot,
       nodeArgs: [...profileArgs('collector'), ...(flags['collector-node-args'] as string).split(/\s+/).filter(Boolean)],
-      env: { ...store.collectorEnv, PORT: String(collectorPort), HOST: '127.0.0.1', INGEST_RATE_LIMIT: '0', LOG_LEVEL: 'warn' },
+      env: store.collectorEnv,
     }),
     startChild({
       name: 'baseline',
@@ -285,7 +277,6 @@ interface Row {
   sessions: string;
 }
 
-const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
 const pad = (text: string, width: number) => text.padStart(width);
 const MB = (mib: number) => (mib * 1024 * 1024) / 1e6;
 
@@ -487,8 +478,8 @@ const modes: ('postgres' | 'embedded' | 'queries' | 'disk')[] = flags.all
     : flags.embedded
       ? ['embedded']
       : ['postgres'];
-let ok = true;
-try {
+await exitAfter(async () => {
+  let ok = true;
   for (const mode of modes) {
     if (mode === 'disk') {
       const parts = new Set(String(flags.parts).split(',').map(Number));
@@ -505,10 +496,5 @@ try {
       ok = (await runMode(mode)) && ok;
     }
   }
-} catch (error) {
-  console.error(error);
-  ok = false;
-} finally {
-  await cleanup();
-}
-process.exit(ok ? 0 : 1);
+  return ok;
+});

@@ -6,7 +6,7 @@ import { Agent, request } from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { type Child, type Cleanup, freePort, machineBusyMs, postgresCpuMs, processCpuMs, startChild } from './procs';
+import { type Child, type Cleanup, fmt, machineBusyMs, percentile, postgresCpuMs, processCpuMs, startCollector } from '@collector/tool-kit';
 
 export interface QueryBenchOptions {
   repoRoot: string;
@@ -79,9 +79,6 @@ function get(agent: Agent, origin: string, path: string, token: string): Promise
   });
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
-
 /** Runs the seed (tools/seed) against a running collector, printing its progress; returns what it wrote. */
 async function runSeed(repoRoot: string, origin: string, events: number): Promise<Seeded> {
   const dir = mkdtempSync(join(tmpdir(), 'collector-bench-seed-'));
@@ -127,14 +124,7 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
   url.pathname = `/${name}`;
 
   const start = async () => {
-    const port = await freePort();
-    const child = await startChild({
-      name: 'collector',
-      script: join(options.repoRoot, 'services/collector/src/main.ts'),
-      cwd: options.repoRoot,
-      port,
-      env: { DATABASE_URL: url.href, DATABASE_POOL_SIZE: String(options.pool), PORT: String(port), HOST: '127.0.0.1', INGEST_RATE_LIMIT: '0', LOG_LEVEL: 'warn' },
-    });
+    const child = await startCollector({ repoRoot: options.repoRoot, env: { DATABASE_URL: url.href, DATABASE_POOL_SIZE: String(options.pool) } });
     options.cleanups.push(() => child.stop());
     return child;
   };
@@ -234,7 +224,7 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
       bytes = reply.body.length;
     }
     times.sort((a, b) => a - b);
-    const row = { name: query.name, target: query.target, p50: percentile(times, 50), p95: percentile(times, 95), p99: percentile(times, 99), max: times.at(-1) ?? Number.NaN, bytes };
+    const row = { name: query.name, target: query.target, p50: percentile(times, 50, true), p95: percentile(times, 95, true), p99: percentile(times, 99, true), max: times.at(-1) ?? Number.NaN, bytes };
     results.push(row);
     process.stderr.write(`  ${query.name}: p50 ${fmt(row.p50, 2)} ms, p95 ${fmt(row.p95, 2)} ms\n`);
   }
@@ -265,7 +255,7 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
   lines.push(`${'query'.padEnd(44)}${'p50 ms'.padStart(8)}${'p95 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'max ms'.padStart(8)}${'bytes'.padStart(8)}   target p95`);
   for (const row of results) {
     lines.push(
-      `${row.name.padEnd(44)}${fmt(row.p50, 2).padStart(8)}${fmt(row.p95, 2).padStart(8)}${fmt(row.p99, 2).padStart(8)}${fmt(row.max).padStart(8)}${String(row.bytes).padStart(8)}` +
+      `${row.name.padEnd(44)}${fmt(row.p50, 2).padStart(8)}${fmt(row.p95, 2).padStart(8)}${fmt(row.p99, 2).padStart(8)}${fmt(row.max, 1).padStart(8)}${String(row.bytes).padStart(8)}` +
         `   <= ${row.target} ms  ${row.p95 <= row.target ? 'met' : 'NOT met'}`,
     );
   }

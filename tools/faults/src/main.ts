@@ -8,37 +8,29 @@
 //   options: --clients 4 --batch-size 10 --fault-seconds 10 --observe 10 --think-ms 50 --retry-ms 200
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
-import { createEventSource } from '@collector/bench/events';
-import { cleanupOnExit, freePort } from '@collector/bench/procs';
+import {
+  type Answer,
+  cleanupOnExit,
+  createAccountWithApps,
+  createEventSource,
+  fmt,
+  freePort,
+  latencyOf,
+  parseFlags,
+  postBatch,
+  startCollector,
+} from '@collector/tool-kit';
 import pg from 'pg';
 import { type Cluster, createCluster, PG_BIN } from './cluster';
-import { type Answer, fmt, latencyOf, postBatch, startCollector } from './ingest-load';
 
-const { values: flags } = parseArgs({
-  options: {
-    clients: { type: 'string', default: '4' },
-    'batch-size': { type: 'string', default: '10' },
-    'fault-seconds': { type: 'string', default: '10' },
-    observe: { type: 'string', default: '10' },
-    'think-ms': { type: 'string', default: '50' },
-    'retry-ms': { type: 'string', default: '200' },
-    help: { type: 'boolean', default: false },
-  },
-  strict: true,
+const { number } = parseFlags('pnpm faults [--clients 4] [--batch-size 10] [--fault-seconds 10] [--observe 10] [--think-ms 50] [--retry-ms 200]', {
+  clients: { type: 'string', default: '4' },
+  'batch-size': { type: 'string', default: '10' },
+  'fault-seconds': { type: 'string', default: '10' },
+  observe: { type: 'string', default: '10' },
+  'think-ms': { type: 'string', default: '50' },
+  'retry-ms': { type: 'string', default: '200' },
 });
-if (flags.help) {
-  console.log('pnpm faults [--clients 4] [--batch-size 10] [--fault-seconds 10] [--observe 10] [--think-ms 50] [--retry-ms 200]');
-  process.exit(0);
-}
-const number = (name: keyof typeof flags, min: number, max: number): number => {
-  const value = Number(flags[name]);
-  if (!Number.isFinite(value) || value < min || value > max) {
-    console.error(`--${name}: expected a number from ${min} to ${max}`);
-    process.exit(2);
-  }
-  return value;
-};
 const options = {
   clients: number('clients', 1, 64),
   batchSize: number('batch-size', 1, 50),
@@ -55,7 +47,7 @@ const TERMINATE_ROUNDS = 5;
 const TERMINATE_EVERY_MS = 200;
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const { cleanups, cleanup } = cleanupOnExit('thawing and removing the cluster, stopping the collector');
+const { cleanups, exitAfter } = cleanupOnExit('thawing and removing the cluster, stopping the collector');
 
 const t0 = performance.now();
 const at = (ms: number) => `${fmt((ms - t0) / 1000, 1)} s`;
@@ -306,9 +298,9 @@ async function main(): Promise<boolean> {
   await admin.end();
 
   const collector = await startCollector({ repoRoot, env: { DATABASE_URL: cluster.url('collector') } });
-  cleanups.push(() => collector.child.stop());
-  const appKey = collector.appKeys[0] as string;
-  log(`collector pid ${collector.child.pid} at ${collector.origin}; load: ${options.clients} clients, ${options.batchSize}-event batches`);
+  cleanups.push(() => collector.stop());
+  const [appKey] = (await createAccountWithApps(collector.origin, ['Shop'])) as [string];
+  log(`collector pid ${collector.pid} at ${collector.origin}; load: ${options.clients} clients, ${options.batchSize}-event batches`);
 
   const load = startLoad(collector.origin, appKey);
   const readyz = pollReadyz(collector.origin);
@@ -319,13 +311,8 @@ async function main(): Promise<boolean> {
   await load.stop();
   await readyz.stop();
   const aliveThroughout = collector.exited() === undefined;
-  const exitWait = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
-    const seen = collector.exited();
-    if (seen) resolve(seen);
-    else collector.child.process.once('exit', (code, signal) => resolve({ code, signal }));
-  });
-  await collector.child.stop();
-  const exit = await exitWait;
+  await collector.stop();
+  const exit = collector.exited() ?? { code: null, signal: null };
   const stored = await countStored(cluster.url('collector'));
 
   // ------------------------------------------------------------ report
@@ -343,7 +330,7 @@ async function main(): Promise<boolean> {
   const results = phases.map((phase, i) => figures(phase, answers, readyz.polls, i > 0));
 
   const out: string[] = [''];
-  out.push(`== database faults: PostgreSQL ${version} cluster of its own (${cluster.root}), collector pid ${collector.child.pid} ==`);
+  out.push(`== database faults: PostgreSQL ${version} cluster of its own (${cluster.root}), collector pid ${collector.pid} ==`);
   out.push(
     `load: ${options.clients} clients, ${options.batchSize}-event batches, ${options.thinkMs} ms between batches, a refused batch retried after ${options.retryMs} ms; ` +
       `/readyz polled every ${READYZ_EVERY_MS} ms; faults ${options.faultMs / 1000} s, each observed ${options.observeMs / 1000} s after PostgreSQL is back`,
@@ -392,8 +379,8 @@ async function main(): Promise<boolean> {
       `stored ${stored.events}`,
   );
   for (const [met, text] of overall) out.push(`  [${met ? 'met' : 'NOT met'}] ${text}`);
-  const lines = collector.child.lines();
-  if (lines > 0) out.push(`collector printed ${lines} log line(s) at LOG_LEVEL=warn; last: ${collector.child.output().slice(-2).join(' | ').slice(0, 600)}`);
+  const lines = collector.lines();
+  if (lines > 0) out.push(`collector printed ${lines} log line(s) at LOG_LEVEL=warn; last: ${collector.output().slice(-2).join(' | ').slice(0, 600)}`);
   const all = [...results.flatMap((r) => r.checks), ...overall];
   const failed = all.filter(([met]) => !met).length;
   out.push('');
@@ -403,12 +390,4 @@ async function main(): Promise<boolean> {
   return failed === 0;
 }
 
-let ok = false;
-try {
-  ok = await main();
-} catch (error) {
-  console.error(error);
-} finally {
-  await cleanup();
-}
-process.exit(ok ? 0 : 1);
+await exitAfter(main);

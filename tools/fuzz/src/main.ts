@@ -9,35 +9,28 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { freePort, startChild } from '@collector/bench/procs';
+import { cleanupOnExit, parseFlags, startCollector } from '@collector/tool-kit';
 import fc from 'fast-check';
 import { anyInputArbitrary, type Endpoint, endpointArbitrary, endpoints, type Fixtures, type FuzzInput } from './inputs';
 import { ReplyChecker } from './invariants';
 import { createAgent, NoReplyError, type RawReply, send } from './transport';
 
-const { values: flags } = parseArgs({
-  options: {
+const { flags, number } = parseFlags(
+  'pnpm fuzz [--inputs 10000] [--seed N] [--concurrency 8] [--database-url postgres://...] [--only auth.login,events.ingest] [--examples 5]',
+  {
     inputs: { type: 'string', default: '10000' },
     seed: { type: 'string' },
     concurrency: { type: 'string', default: '8' },
     'database-url': { type: 'string' },
     only: { type: 'string' },
     examples: { type: 'string', default: '5' },
-    help: { type: 'boolean', default: false },
   },
-  strict: true,
-});
+);
 
-if (flags.help) {
-  console.log('pnpm fuzz [--inputs 10000] [--seed N] [--concurrency 8] [--database-url postgres://...] [--only auth.login,events.ingest] [--examples 5]');
-  process.exit(0);
-}
-
-const inputCount = Number(flags.inputs);
-const concurrency = Number(flags.concurrency);
-const seed = flags.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(flags.seed);
-const exampleCount = Number(flags.examples);
+const inputCount = number('inputs', 1, 10_000_000);
+const concurrency = number('concurrency', 1, 256);
+const seed = flags.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : number('seed', 0, 2 ** 31);
+const exampleCount = number('examples', 0, 1000);
 const only = flags.only ? (flags.only.split(',') as Endpoint[]) : undefined;
 for (const name of only ?? []) {
   if (!endpoints.includes(name)) {
@@ -48,31 +41,22 @@ for (const name of only ?? []) {
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const probe = fileURLToPath(new URL('./pollution-probe.mjs', import.meta.url));
+const { cleanups, cleanup } = cleanupOnExit('stopping the collector and removing its folder');
 const work = mkdtempSync(join(tmpdir(), 'collector-fuzz-'));
+cleanups.push(() => rmSync(work, { recursive: true, force: true }));
 const probeFile = join(work, 'pollution.jsonl');
-const port = await freePort();
 
 console.log(`fuzz: ${inputCount} inputs, seed ${seed}, concurrency ${concurrency}, ${flags['database-url'] ? 'PostgreSQL' : 'embedded database'}`);
-const child = await startChild({
-  name: 'collector',
-  script: 'services/collector/src/main.ts',
-  cwd: root,
-  port,
+// Ingestion limits (off in startCollector) would turn most batches into 429s; the login throttle stays as deployed.
+const child = await startCollector({
+  repoRoot: root,
   nodeArgs: ['--import', probe],
   env: {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    // Ingestion limits would turn most batches into 429s; the login throttle stays as deployed.
-    INGEST_RATE_LIMIT: '0',
     FUZZ_PROBE_FILE: probeFile,
     ...(flags['database-url'] ? { DATABASE_URL: flags['database-url'] } : { DATA_DIR: join(work, 'data') }),
   },
 });
-let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-child.process.once('exit', (code, signal) => {
-  exit = { code, signal };
-});
+cleanups.push(() => child.stop());
 let errorLogLines = 0;
 child.process.stdout?.on('data', (chunk: Buffer) => {
   errorLogLines += (chunk.toString('utf8').match(/"level":(50|60)/g) ?? []).length;
@@ -164,13 +148,13 @@ const arbitrary = only ? fc.oneof(...only.map((endpoint) => endpointArbitrary(en
 const CHUNK = 200;
 let sent = 0;
 let lastReport = Date.now();
-for (let chunk = 0; sent < inputCount && !exit; chunk++) {
+for (let chunk = 0; sent < inputCount && !child.exited(); chunk++) {
   // Generated chunk by chunk: some inputs are megabytes, and 10,000 of them at once would not fit in memory.
   const inputs = fc.sample(arbitrary, { numRuns: Math.min(CHUNK, inputCount - sent), seed: seed + chunk });
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < inputs.length && !exit) {
+      while (next < inputs.length && !child.exited()) {
         const input = inputs[next++] as FuzzInput;
         try {
           const reply = await send(origin, input.request, { agent, timeoutMs: 30_000 });
@@ -190,14 +174,13 @@ for (let chunk = 0; sent < inputCount && !exit; chunk++) {
 }
 
 // Is it still up, and still serving the fixtures' user?
-const health = exit ? undefined : await call('GET', '/healthz').catch(() => undefined);
-const me = exit ? undefined : await call('GET', '/api/auth/me', undefined, fixtures.token).catch(() => undefined);
+const health = child.exited() ? undefined : await call('GET', '/healthz').catch(() => undefined);
+const me = child.exited() ? undefined : await call('GET', '/api/auth/me', undefined, fixtures.token).catch(() => undefined);
 await new Promise((resolve) => setTimeout(resolve, 300)); // one more probe round in the child
 const pollution = existsSync(probeFile) ? readFileSync(probeFile, 'utf8').trim().split('\n').filter(Boolean) : [];
-const exitedDuringRun = exit;
+const exitedDuringRun = child.exited();
 agent.destroy();
-await child.stop();
-rmSync(work, { recursive: true, force: true });
+await cleanup();
 
 // ---------------------------------------------------------------------------------------------------------------
 const seconds = (Date.now() - started) / 1000;

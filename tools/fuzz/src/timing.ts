@@ -9,20 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { freePort, startChild } from '@collector/bench/procs';
+import { cleanupOnExit, parseFlags, startCollector } from '@collector/tool-kit';
 import { createAgent, send } from './transport';
 
-const { values: flags } = parseArgs({
-  options: {
-    tries: { type: 'string', default: '200' },
-    accounts: { type: 'string', default: '25' },
-    'database-url': { type: 'string' },
-  },
-  strict: true,
+const { flags, number } = parseFlags('pnpm --filter @collector/fuzz timing [--tries 200] [--accounts 25] [--database-url postgres://...]', {
+  tries: { type: 'string', default: '200' },
+  accounts: { type: 'string', default: '25' },
+  'database-url': { type: 'string' },
 });
-const tries = Number(flags.tries);
-const accountCount = Number(flags.accounts);
+const tries = number('tries', 2, 100_000);
+const accountCount = number('accounts', 1, 10_000);
 // The deployed throttle allows 10 failures per e-mail: spread the wrong passwords over enough accounts.
 if (tries / accountCount > 9) {
   console.error(`--accounts: at most 9 wrong passwords per account; use at least ${Math.ceil(tries / 9)}`);
@@ -30,23 +26,19 @@ if (tries / accountCount > 9) {
 }
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
+const { cleanups, cleanup } = cleanupOnExit('stopping the collector and removing its folder');
 const work = mkdtempSync(join(tmpdir(), 'collector-timing-'));
-const port = await freePort();
-const child = await startChild({
-  name: 'collector',
-  script: 'services/collector/src/main.ts',
-  cwd: root,
-  port,
+cleanups.push(() => rmSync(work, { recursive: true, force: true }));
+const child = await startCollector({
+  repoRoot: root,
   env: {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
     // Each attempt comes from its own address (X-Forwarded-For from loopback), so the per-address throttle, which
-    // is there to stop exactly this many attempts, does not end the measurement early. Nothing else changes.
+    // is there to stop exactly this many attempts, does not end the measurement early. Nothing else of sign-in changes.
     TRUST_PROXY: 'loopback',
     ...(flags['database-url'] ? { DATABASE_URL: flags['database-url'] } : { DATA_DIR: join(work, 'data') }),
   },
 });
+cleanups.push(() => child.stop());
 
 const agent = createAgent(1);
 let address = 0;
@@ -101,8 +93,7 @@ for (const kind of order) {
   answers.set(answer, (answers.get(answer) ?? 0) + 1);
 }
 agent.destroy();
-await child.stop();
-rmSync(work, { recursive: true, force: true });
+await cleanup();
 
 const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);

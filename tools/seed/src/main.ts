@@ -4,12 +4,13 @@
 import { writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { freePort, startChild, type Child } from '@collector/bench/procs';
+import { type Child, cleanupOnExit, parseFlags, startCollector } from '@collector/tool-kit';
 import { seed } from './seed';
 
-const { values: flags } = parseArgs({
-  options: {
+const { flags, number } = parseFlags(
+  `pnpm --filter @collector/seed seed [--url http://127.0.0.1:3100 | --database-url postgres://... | --data-dir DIR]
+  [--events 1000000] [--apps 20] [--fingerprints 5000] [--users 300000] [--days 30] [--connections 32] [--out seed.json]`,
+  {
     url: { type: 'string' },
     'database-url': { type: 'string' },
     'data-dir': { type: 'string' },
@@ -21,8 +22,7 @@ const { values: flags } = parseArgs({
     connections: { type: 'string', default: '32' },
     out: { type: 'string' },
   },
-  strict: true,
-});
+);
 
 const targets = [flags.url, flags['database-url'], flags['data-dir']].filter(Boolean);
 if (targets.length !== 1) {
@@ -34,36 +34,28 @@ const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 // pnpm runs the script in tools/seed: relative paths are taken from where the command was typed.
 const here = process.env.INIT_CWD ?? process.cwd();
 const resolve = (path: string) => (isAbsolute(path) ? path : join(here, path));
+const { cleanups, cleanup } = cleanupOnExit('stopping the collector');
 let collector: Child | undefined;
 let origin = flags.url as string;
 try {
   if (!flags.url) {
-    const port = await freePort();
     const dataDir = flags['data-dir'];
-    collector = await startChild({
-      name: 'collector',
-      script: join(repoRoot, 'services/collector/src/main.ts'),
-      cwd: repoRoot,
-      port,
-      env: {
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        INGEST_RATE_LIMIT: '0',
-        LOG_LEVEL: 'warn',
-        ...(flags['database-url'] ? { DATABASE_URL: flags['database-url'] } : { DATA_DIR: resolve(dataDir as string) }),
-      },
+    collector = await startCollector({
+      repoRoot,
+      env: flags['database-url'] ? { DATABASE_URL: flags['database-url'] } : { DATA_DIR: resolve(dataDir as string) },
     });
+    cleanups.push(() => collector?.stop());
     origin = collector.origin;
   }
   console.error(`seeding ${origin}`);
   const result = await seed({
     origin,
-    events: Number(flags.events),
-    apps: Number(flags.apps),
-    fingerprints: Number(flags.fingerprints),
-    users: Number(flags.users),
-    days: Number(flags.days),
-    connections: Number(flags.connections),
+    events: number('events', 1, 100_000_000),
+    apps: number('apps', 1, 1000),
+    fingerprints: number('fingerprints', 1, 10_000_000),
+    users: number('users', 1, 100_000_000),
+    days: number('days', 1, 3650),
+    connections: number('connections', 1, 1000),
     log: (line) => console.error(line),
   });
   console.log(`seeded ${result.events} events into ${result.apps.length} apps in ${result.seconds.toFixed(0)} s (${Math.round(result.events / result.seconds)} events/s)`);
@@ -71,5 +63,5 @@ try {
   for (const app of result.apps) console.log(`  ${app.appKey}  ${app.name}  ${app.events} events, ${app.fingerprints} problems, ${app.users} users`);
   if (flags.out) writeFileSync(resolve(flags.out), `${JSON.stringify(result, null, 2)}\n`);
 } finally {
-  await collector?.stop();
+  await cleanup();
 }

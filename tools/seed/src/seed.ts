@@ -2,7 +2,7 @@
 // maintains is filled exactly as real traffic would fill it, whatever the schema looks like.
 // Defaults (issue 3): 1,000,000 events, 20 apps of uneven size, ~5,000 fingerprints, 30 days, ~300k distinct users.
 import { request as httpRequest, Agent } from 'node:http';
-import { createEventSource, rng } from '@collector/bench/events';
+import { createEventSource, rng } from '@collector/tool-kit';
 
 export interface SeedOptions {
   /** A running collector, e.g. http://127.0.0.1:3100 (run it with INGEST_RATE_LIMIT=0, or the seed waits out 429s). */

@@ -10,15 +10,27 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
-import { createEventSource, rng } from '@collector/bench/events';
-import { cleanupOnExit, memoryMiB, watchMemory } from '@collector/bench/procs';
-import { type Answer, fmt, latencyOf, percentile, postBatch, startCollector } from '@collector/faults/ingest-load';
+import {
+  type Answer,
+  cleanupOnExit,
+  createAccountWithApps,
+  createEventSource,
+  fmt,
+  latencyOf,
+  memoryMiB,
+  parseFlags,
+  percentile,
+  postBatch,
+  rng,
+  startCollector,
+  watchMemory,
+} from '@collector/tool-kit';
 import pg from 'pg';
 
-const { values: flags } = parseArgs({
-  options: {
+const { flags, number } = parseFlags(
+  'pnpm soak [--seconds 600 | --ci] [--clients 50] [--duplicate-share 0.1] [--think-ms 500] [--apps 3] [--embedded] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]',
+  {
     seconds: { type: 'string', default: '600' },
     ci: { type: 'boolean', default: false },
     clients: { type: 'string', default: '50' },
@@ -27,24 +39,8 @@ const { values: flags } = parseArgs({
     apps: { type: 'string', default: '3' },
     embedded: { type: 'boolean', default: false },
     'pg-url': { type: 'string', default: process.env.SOAK_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
-    help: { type: 'boolean', default: false },
   },
-  strict: true,
-});
-if (flags.help) {
-  console.log(
-    'pnpm soak [--seconds 600 | --ci] [--clients 50] [--duplicate-share 0.1] [--think-ms 500] [--apps 3] [--embedded] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]',
-  );
-  process.exit(0);
-}
-const number = (name: keyof typeof flags, min: number, max: number): number => {
-  const value = Number(flags[name]);
-  if (!Number.isFinite(value) || value < min || value > max) {
-    console.error(`--${name}: expected a number from ${min} to ${max}`);
-    process.exit(2);
-  }
-  return value;
-};
+);
 const options = {
   seconds: flags.ci ? 30 : number('seconds', 1, 24 * 3600),
   clients: number('clients', 1, 1000),
@@ -56,7 +52,7 @@ const adminUrl = new URL(flags['pg-url'] as string);
 const REQUEST_TIMEOUT_MS = 30_000;
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const { cleanups, cleanup } = cleanupOnExit('stopping the collector and dropping the soak database');
+const { cleanups, exitAfter } = cleanupOnExit('stopping the collector and dropping the soak database');
 const t0 = performance.now();
 const log = (text: string) => process.stderr.write(`[${fmt((performance.now() - t0) / 1000).padStart(4)} s] ${text}\n`);
 
@@ -131,7 +127,7 @@ const newTally = (): Tally => ({ answers: [], batches: 0, doubled: { sequential:
 
 /** Runs the clients until the deadline, filling `tally` as answers come. */
 async function runLoad(origin: string, appKeys: string[], deadline: number, tally: Tally): Promise<void> {
-  // A pool of realistic events (bench's generator); each batch takes 1 to 50 of them.
+  // A pool of realistic events (the tool kit's generator); each batch takes 1 to 50 of them.
   const source = createEventSource({ batchSize: 50, seed: 11 });
   const client = async (index: number) => {
     const r = rng(1000 + index);
@@ -219,15 +215,16 @@ async function integrity(query: Query): Promise<Integrity> {
 
 async function main(): Promise<boolean> {
   const store = flags.embedded ? await embeddedStore() : await postgresStore();
-  const collector = await startCollector({ repoRoot, env: store.env, apps: options.apps });
-  cleanups.push(() => collector.child.stop());
-  log(`collector pid ${collector.child.pid}; ${store.describe}`);
+  const collector = await startCollector({ repoRoot, env: store.env });
+  cleanups.push(() => collector.stop());
+  const appKeys = await createAccountWithApps(collector.origin, Array.from({ length: options.apps }, (_, i) => `Shop ${i + 1}`));
+  log(`collector pid ${collector.pid}; ${store.describe}`);
   log(`${options.clients} clients for ${options.seconds} s, ${options.duplicateShare * 100}% of batches sent twice`);
-  const memory = watchMemory(collector.child.pid, 1000);
-  const rssAtStart = memoryMiB(collector.child.pid).rss;
+  const memory = watchMemory(collector.pid, 1000);
+  const rssAtStart = memoryMiB(collector.pid).rss;
   const started = performance.now();
   const tally = newTally();
-  const load = runLoad(collector.origin, collector.appKeys, started + options.seconds * 1000, tally);
+  const load = runLoad(collector.origin, appKeys, started + options.seconds * 1000, tally);
   // Progress from the answers recorded so far: every 10 s, or 30 s on long runs.
   const every = options.seconds > 120 ? 30_000 : 10_000;
   let seen = 0;
@@ -236,17 +233,17 @@ async function main(): Promise<boolean> {
     seen = tally.answers.length;
     const events = fresh.filter((a) => a.status === 200).reduce((sum, a) => sum + a.accepted - a.duplicates, 0);
     const bad = tally.answers.filter((a) => a.status !== 200).length;
-    log(`${tally.answers.length} requests, ${fmt(events / (every / 1000))} new events/s, non-200 so far ${bad}, collector RSS ${fmt(memoryMiB(collector.child.pid).rss)} MiB`);
+    log(`${tally.answers.length} requests, ${fmt(events / (every / 1000))} new events/s, non-200 so far ${bad}, collector RSS ${fmt(memoryMiB(collector.pid).rss)} MiB`);
   }, every);
   await load;
   clearInterval(reporter);
   const elapsed = (performance.now() - started) / 1000;
-  const rssAtEnd = memoryMiB(collector.child.pid).rss;
+  const rssAtEnd = memoryMiB(collector.pid).rss;
   const mem = memory.stop();
   const alive = collector.exited() === undefined;
-  await collector.child.stop();
+  await collector.stop();
   const found = await store.inspect(integrity);
-  return report({ store, tally, found, elapsed, alive, rss: { start: rssAtStart, end: rssAtEnd, peak: mem.peak }, collectorLines: collector.child.lines(), tail: collector.child.output() });
+  return report({ store, tally, found, elapsed, alive, rss: { start: rssAtStart, end: rssAtEnd, peak: mem.peak }, collectorLines: collector.lines(), tail: collector.output() });
 }
 
 function report(run: {
@@ -306,12 +303,4 @@ function report(run: {
   return failed === 0;
 }
 
-let passed = false;
-try {
-  passed = await main();
-} catch (error) {
-  console.error(error);
-} finally {
-  await cleanup();
-}
-process.exit(passed ? 0 : 1);
+await exitAfter(main);

@@ -57,14 +57,13 @@ export function AppScreen({ appKey }: { appKey: string }) {
           <section className="panel" aria-labelledby="snippet-title">
             <h2 id="snippet-title">Add the SDK</h2>
             <p>Put this at the top of every page, before your own scripts:</p>
-            {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
+            {/* Focusable so that a keyboard can scroll a long snippet. */}
             <pre className="snippet" tabIndex={0} aria-label="SDK snippet">
               {sdkSnippet({ appKey: app.appKey, endpoint })}
             </pre>
             <CopyButton text={sdkSnippet({ appKey: app.appKey, endpoint })} label="Copy snippet" />
             <details className="more">
               <summary>Send a test event from a shell</summary>
-              {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
               <pre className="snippet" tabIndex={0} aria-label="curl command">
                 {curlSnippet({ appKey: app.appKey, endpoint })}
               </pre>

@@ -1,4 +1,5 @@
 // The caller's apps, and a form to create one.
+import { appNameChars } from '@collector/domain/app';
 import { type FormEvent, useState } from 'react';
 import { type AppType, appTypes, client, endSessionIfRefused, messageOf } from '../api';
 import { Link, navigate, paths, useTitle } from '../navigation';
@@ -87,7 +88,7 @@ export function AppsScreen() {
         <form className="form form-row" onSubmit={create}>
           <label className="field">
             <span>Name</span>
-            <input name="name" required maxLength={100} placeholder="Shop" autoComplete="off" />
+            <input name="name" required minLength={appNameChars.min} maxLength={appNameChars.max} placeholder="Shop" autoComplete="off" />
           </label>
           <label className="field">
             <span>Type</span>

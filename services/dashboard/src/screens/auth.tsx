@@ -1,4 +1,5 @@
 // Signing up and signing in: one form, two purposes.
+import { limits } from '@collector/domain/limits';
 import { type FormEvent, useState } from 'react';
 import { client, messageOf, session } from '../api';
 import { Link, paths, useLocation, useTitle } from '../navigation';
@@ -44,12 +45,16 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
         <form onSubmit={submit} className="form" aria-describedby={error ? 'auth-error' : undefined}>
           <label className="field">
             <span>E-mail</span>
-            <input name="email" type="email" autoComplete={signup ? 'email' : 'username'} required maxLength={254} autoFocus />
+            <input name="email" type="email" autoComplete={signup ? 'email' : 'username'} required maxLength={limits.emailChars} autoFocus />
           </label>
           <label className="field">
             <span>Password</span>
-            <input name="password" type="password" autoComplete={signup ? 'new-password' : 'current-password'} required minLength={8} maxLength={128} />
-            {signup && <small className="hint">8 to 128 characters; a passphrase is easiest to remember.</small>}
+            <input name="password" type="password" autoComplete={signup ? 'new-password' : 'current-password'} required minLength={limits.passwordMinChars} maxLength={limits.passwordMaxChars} />
+            {signup && (
+              <small className="hint">
+                {limits.passwordMinChars} to {limits.passwordMaxChars} characters; a passphrase is easiest to remember.
+              </small>
+            )}
           </label>
           {error && (
             <p id="auth-error" className="notice notice-error" role="alert">

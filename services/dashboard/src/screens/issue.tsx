@@ -163,7 +163,6 @@ function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; late
         )}
         {event.stack ? (
           // Focusable so that a keyboard can scroll a long trace.
-          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
           <pre className="stack" tabIndex={0} aria-label="Stack trace">
             {event.stack}
           </pre>
@@ -177,7 +176,7 @@ function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; late
         {event.breadcrumbs && event.breadcrumbs.length > 0 ? (
           <ol className="breadcrumbs">
             {event.breadcrumbs.map((crumb, index) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: breadcrumbs have no id and never reorder
+              // Keyed by position: breadcrumbs have no id and never reorder.
               <li key={index} className={`crumb crumb-${crumb.level ?? 'info'}`}>
                 <span className="crumb-time">{crumb.timestamp !== undefined ? clock.format(crumb.timestamp) : ''}</span>
                 <span className="crumb-category">{crumb.category ?? '—'}</span>

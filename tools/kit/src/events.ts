@@ -1,17 +1,6 @@
 // Realistic browser events, ~2 KB each, as pre-rendered JSON so the load generator spends little CPU per request.
 // ~200 distinct problems (fingerprints), a few thousand anonymous users and sessions, every eventId unique.
-
-/** Small seeded PRNG (mulberry32): the same run options give the same traffic. */
-export function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from './random';
 
 const ERROR_TYPES = ['TypeError', 'ReferenceError', 'RangeError', 'Error', 'ChunkLoadError', 'SyntaxError', 'UnhandledRejection', 'AbortError'];
 const COMPONENTS = [

@@ -1,0 +1,80 @@
+// Calls every operation of the REST API through a client generated from the OpenAPI document by @hey-api/openapi-ts,
+// as a new user of the API would write it. `pnpm lint:openapi` generates the client into ../generated/client and
+// type-checks this file against it (tsconfig.json beside it); it is never run. It breaks when the document says
+// less than the service does: numbers for `limit`, `from` and `to`, the error body's component (`ErrorResponse`;
+// one named `Error` would shadow the global in generated code), the `database` field of /readyz.
+import {
+  appsCreate,
+  appsList,
+  authLogin,
+  authLogout,
+  authMe,
+  authRegister,
+  type ErrorResponse,
+  eventsIngest,
+  healthz,
+  issuesGet,
+  issuesList,
+  openapi,
+  overviewGet,
+  overviewTimeseries,
+  readyz,
+} from '../generated/client';
+import { client } from '../generated/client/client.gen';
+
+/** The contract's error code of a failed call, or the reason there was none. */
+function codeOf(error: ErrorResponse | undefined): string {
+  return error?.error.code ?? 'no error body';
+}
+
+export async function callEveryOperation(baseUrl: string): Promise<string[]> {
+  client.setConfig({ baseUrl });
+  const lines: string[] = [];
+
+  const health = await healthz();
+  const ready = await readyz();
+  const database: string | undefined = ready.data?.database;
+  lines.push(`healthz ${health.response.status}, readyz ${ready.response.status} (${database ?? 'database unknown'})`);
+  const document = await openapi();
+  lines.push(`openapi ${document.response.status}`);
+
+  const registered = await authRegister({ body: { email: 'every-operation@example.com', password: 'a long enough passphrase' } });
+  if (!registered.data) throw new Error(`register: ${codeOf(registered.error)}`);
+  const signedIn = await authLogin({ body: { email: 'every-operation@example.com', password: 'a long enough passphrase' } });
+  if (!signedIn.data) throw new Error(`login: ${codeOf(signedIn.error)}`);
+  const token: string = signedIn.data.token;
+  const auth = { headers: { authorization: `Bearer ${token}` } };
+
+  const me = await authMe(auth);
+  lines.push(`me ${me.data?.user.email ?? codeOf(me.error)}`);
+
+  const created = await appsCreate({ ...auth, body: { name: 'Shop', type: 'web' } });
+  if (!created.data) throw new Error(`create app: ${codeOf(created.error)}`);
+  const appKey: string = created.data.app.appKey;
+  const apps = await appsList(auth);
+  lines.push(`apps ${apps.data?.apps.length ?? codeOf(apps.error)}`);
+
+  const now = Date.now();
+  const ingested = await eventsIngest({
+    body: { appKey, events: [{ eventId: 'evt_every_operation', type: 'error', timestamp: now, errorType: 'TypeError', message: 'x is undefined' }] },
+  });
+  lines.push(`ingest accepted ${ingested.data?.accepted ?? codeOf(ingested.error)}`);
+
+  const hourAgo = now - 3_600_000;
+  const overview = await overviewGet({ ...auth, query: { appKey, from: hourAgo, to: now } });
+  lines.push(`overview events ${overview.data?.totals.events ?? codeOf(overview.error)}`);
+  const series = await overviewTimeseries({ ...auth, query: { appKey, bucket: 'hour', from: hourAgo, to: now } });
+  lines.push(`timeseries buckets ${series.data?.buckets.length ?? codeOf(series.error)}`);
+
+  const issues = await issuesList({ ...auth, query: { appKey, limit: 20 } });
+  const first = issues.data?.issues[0];
+  lines.push(`issues ${issues.data?.issues.length ?? codeOf(issues.error)}, next ${issues.data?.nextCursor ?? 'none'}`);
+  if (first) {
+    const issue = await issuesGet({ ...auth, path: { id: first.id }, query: { limit: 5 } });
+    lines.push(`issue ${issue.data?.issue.eventCount ?? codeOf(issue.error)} events`);
+  }
+
+  const loggedOut = await authLogout(auth);
+  lines.push(`logout ${loggedOut.response.status}`);
+  return lines;
+}
