@@ -1,4 +1,6 @@
-// What every procedure sees. `createContextInner` is what tests call; `createContextFactory` reads an HTTP request.
+// What every procedure sees. `createContextInner` builds it from plain values (tests call it with their own clock,
+// as auth/sessions.test.ts does); `createContextFactory` builds it from an HTTP request.
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Db, EventWriter, OutcomeCounter } from '@collector/db';
 import type { KnownApps } from './known-apps';
@@ -21,6 +23,8 @@ export interface ContextInner extends ContextDeps {
   authorization: string | undefined;
   /** The client's address, for per-address throttling. */
   clientAddress: string;
+  /** The request's id (X-Request-Id), for log lines about it. */
+  requestId: string;
 }
 
 export function createContextInner(inner: ContextInner): ContextInner {
@@ -29,11 +33,13 @@ export function createContextInner(inner: ContextInner): ContextInner {
 
 /** For Express (`req.ip` honours the trust-proxy setting) and plain node:http alike. */
 export function createContextFactory(deps: ContextDeps) {
-  return ({ req }: { req: IncomingMessage & { ip?: string | undefined } }): ContextInner =>
+  return ({ req }: { req: IncomingMessage & { ip?: string | undefined; requestId?: string | undefined } }): ContextInner =>
     createContextInner({
       ...deps,
       authorization: req.headers.authorization,
       clientAddress: req.ip ?? req.socket.remoteAddress ?? 'unknown',
+      // The service assigns one to every request before routing; a bare node:http caller gets a fresh one.
+      requestId: req.requestId ?? randomUUID(),
     });
 }
 

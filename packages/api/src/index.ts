@@ -1,8 +1,8 @@
 export { createContextFactory, createContextInner, type Context, type ContextDeps } from './context';
 export { KnownApps } from './known-apps';
-export { errorHeaders, errorStatus, toAppError } from './errors';
+export { contractError, errorHeaders, errorStatus, toAppError } from './errors';
 export { createOpenApiDocument } from './openapi';
 export { createRateLimiters, defaultRateLimits, type RateLimitConfig, type RateLimiters } from './rate-limiter';
-export { restRoutes, routesForPath, successStatus, type RestRoute } from './rest';
+export { pathParameters, queryValue, restRoutes, routesForPath, type RestRoute } from './rest';
 export { appRouter, type AppRouter } from './router';
 export { createCallerFactory } from './trpc';

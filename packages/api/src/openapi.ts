@@ -9,7 +9,13 @@ import { appRouter } from './router';
 
 type Operation = { responses: Record<string, unknown>; requestBody?: { content: Record<string, { schema: unknown }> } };
 
-const ERROR_REF = { $ref: '#/components/schemas/Error' };
+// Not `Error`: a schema of that name shadows the global Error in generated clients.
+const ERROR_REF = { $ref: '#/components/schemas/ErrorResponse' };
+// The project has no LICENSE file yet; MIT is stated here as the intended licence (the lead confirms or changes it).
+const LICENSE = { name: 'MIT', identifier: 'MIT' };
+// Operations anyone may call: no Authorization. Declared as `security: []` so a reader (and Redocly) can tell them
+// from operations that forgot to say.
+const PUBLIC: { security: [] } = { security: [] };
 const EVERY_ROUTE: ErrorCode[] = ['INTERNAL', 'UNAVAILABLE'];
 
 function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
@@ -25,20 +31,40 @@ function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
         const headers: Record<string, unknown> = {};
         if (status === 429 || status === 503) headers['Retry-After'] = { description: 'Seconds to wait, an integer >= 1', schema: { type: 'integer', minimum: 1 } };
         if (status === 401) headers['WWW-Authenticate'] = { description: 'Bearer', schema: { type: 'string' } };
+        if (status === 405) headers.Allow = { description: 'The methods this path takes', schema: { type: 'string' } };
         const description = statusCodes.map((code) => `${code}: ${errorStatus[code].when}`).join('; ');
         return [String(status), { description, ...(Object.keys(headers).length ? { headers } : {}), content: { 'application/json': { schema: ERROR_REF } } }];
       }),
   );
 }
 
-const probe = (description: string) => ({
+// The paths outside the route table answer another method with 405 too (services/collector/src/app.ts).
+const METHOD_NOT_ALLOWED = {
+  '405': {
+    description: `METHOD_NOT_ALLOWED: ${errorStatus.METHOD_NOT_ALLOWED.when}`,
+    headers: { Allow: { description: 'GET', schema: { type: 'string' } } },
+    content: { 'application/json': { schema: ERROR_REF } },
+  },
+};
+
+const probe = (description: string, body: object, unavailable: boolean) => ({
   get: {
-    operationId: description.split(' ')[0],
+    operationId: description.split(':')[0],
     summary: description,
     tags: ['operations'],
+    ...PUBLIC,
     responses: {
-      '200': { description: 'OK', content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string' } } } } } },
-      '503': { description: 'UNAVAILABLE: the database cannot be reached', content: { 'application/json': { schema: ERROR_REF } } },
+      '200': { description: 'OK', content: { 'application/json': { schema: body } } },
+      ...METHOD_NOT_ALLOWED,
+      ...(unavailable
+        ? {
+            '503': {
+              description: 'UNAVAILABLE: the database cannot be reached',
+              headers: { 'Retry-After': { description: 'Seconds to wait, an integer >= 1', schema: { type: 'integer', minimum: 1 } } },
+              content: { 'application/json': { schema: ERROR_REF } },
+            },
+          }
+        : {}),
     },
   },
 });
@@ -48,16 +74,18 @@ export function createOpenApiDocument(options: { baseUrl: string; version: strin
     title: 'collector',
     description:
       'Collects client-side errors and failed requests from SDKs, groups them into issues and answers dashboard queries. ' +
-      'Every non-2xx answer has the Error body. Unknown paths answer 404, a known path with another method 405 (with Allow).',
+      'Every non-2xx answer has the ErrorResponse body. Every answer carries X-Request-Id (the one sent, if it is 1 to 128 of [A-Za-z0-9._:/+=-], else a new one). Unknown paths answer 404, a known path with another method 405 (with Allow).',
     version: options.version,
     baseUrl: options.baseUrl,
     securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The token from register or login' } },
   });
+  document.info.license = LICENSE;
   const paths = document.paths as Record<string, Record<string, Operation>>;
   for (const route of restRoutes) {
     const operation = paths[route.path]?.[route.method.toLowerCase()];
     if (!operation) throw new Error(`no OpenAPI operation for ${route.method} ${route.path}`);
     const success = operation.responses['200'] as object;
+    if (!(operation as { security?: unknown }).security) Object.assign(operation, PUBLIC);
     operation.responses = {
       [route.status]: route.status === 204 ? { description: 'Done, no body' } : success,
       ...errorResponses(route.errors),
@@ -69,19 +97,30 @@ export function createOpenApiDocument(options: { baseUrl: string; version: strin
       }
     }
   }
-  paths['/healthz'] = probe('healthz: the process is up');
-  paths['/readyz'] = probe('readyz: the database answers');
+  paths['/healthz'] = probe('healthz: the process is up', { type: 'object', properties: { status: { type: 'string', const: 'ok' } }, required: ['status'] }, false);
+  paths['/readyz'] = probe(
+    'readyz: the database answers',
+    {
+      type: 'object',
+      properties: {
+        status: { type: 'string', const: 'ready' },
+        database: { type: 'string', enum: ['postgres', 'embedded'], description: 'postgres when DATABASE_URL is set, else embedded' },
+      },
+      required: ['status', 'database'],
+    },
+    true,
+  );
   paths['/api/openapi.json'] = {
-    get: { operationId: 'openapi', summary: 'This document', tags: ['operations'], responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } },
+    get: { operationId: 'openapi', summary: 'This document', tags: ['operations'], ...PUBLIC, responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } }, ...METHOD_NOT_ALLOWED } },
   } as unknown as Record<string, Operation>;
 
   const { $schema: _ignored, ...eventInput } = z.toJSONSchema(eventSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   const { $schema: _ignored2, ...errorBody } = z.toJSONSchema(ZErrorResponseSchema) as Record<string, unknown>;
-  // trpc-to-openapi's own error schemas ("error.BAD_REQUEST", ...) were replaced by Error above.
+  // trpc-to-openapi's own error schemas ("error.BAD_REQUEST", ...) were replaced by ErrorResponse above.
   const schemas = Object.fromEntries(Object.entries(document.components?.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
   document.components = {
     ...document.components,
-    schemas: { ...schemas, Error: errorBody, EventInput: { ...eventInput, description: 'An event as an SDK sends it' } },
+    schemas: { ...schemas, ErrorResponse: errorBody, EventInput: { ...eventInput, description: 'An event as an SDK sends it' } },
   };
   return document;
 }

@@ -8,10 +8,7 @@ export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
   private calls = 0;
 
-  constructor(
-    readonly policy: BucketPolicy,
-    private readonly subject: string,
-  ) {}
+  constructor(readonly policy: BucketPolicy) {}
 
   /** Spends `cost` tokens for `key` (0: only checks one is left), or throws RATE_LIMITED with the wait in seconds. */
   take(key: string, cost: number, now: number): void {
@@ -22,7 +19,7 @@ export class RateLimiter {
       this.buckets.set(key, bucket);
     }
     const result = takeTokens(bucket, this.policy, cost, now);
-    if (!result.ok) fail('RATE_LIMITED', `too many requests for this ${this.subject}, retry in ${result.retryAfterSeconds} s`, { retryAfterSeconds: result.retryAfterSeconds });
+    if (!result.ok) fail('RATE_LIMITED', { retryAfterSeconds: result.retryAfterSeconds });
   }
 
   /** Forgets buckets that have refilled, so the map holds only recently active keys. */
@@ -55,8 +52,8 @@ export interface RateLimiters {
 
 export function createRateLimiters(config: RateLimitConfig): RateLimiters {
   return {
-    ingest: config.ingestPerSecond > 0 ? new RateLimiter({ ratePerSecond: config.ingestPerSecond, burst: config.ingestBurst }, 'app') : null,
-    authByEmail: new RateLimiter(config.authPerEmail, 'e-mail'),
-    authByAddress: new RateLimiter(config.authPerAddress, 'address'),
+    ingest: config.ingestPerSecond > 0 ? new RateLimiter({ ratePerSecond: config.ingestPerSecond, burst: config.ingestBurst }) : null,
+    authByEmail: new RateLimiter(config.authPerEmail),
+    authByAddress: new RateLimiter(config.authPerAddress),
   };
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 const epochMs = z.int().min(0).meta({ description: 'Milliseconds since the Unix epoch' });
 
-export const ZUserSchema = z.object({ id: z.string(), email: z.string(), createdAt: epochMs }).meta({ id: 'User' });
+export const ZUserSchema = z.object({ id: z.string(), email: z.string().meta({ format: 'email', description: 'Trimmed and lower-cased' }), createdAt: epochMs }).meta({ id: 'User' });
 
 export const ZAppSchema = z
   .object({ appKey: z.string(), name: z.string(), type: z.enum(appTypes), createdAt: epochMs })
@@ -28,21 +28,16 @@ export const ZEventSchema = storedEventSchema.extend({ receivedAt: epochMs }).me
 
 export const ZAuthResponseSchema = z.object({ token: z.string(), user: ZUserSchema });
 
-// Query strings are parsed strictly: digits only, so "", "abc", "1e3" and "-1" are errors, never a default.
-// These are string schemas on purpose: trpc-to-openapi coerces z.number() query fields ("" -> 0).
-export const queryInteger = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d{1,15}$/, 'must be an integer')
-    .transform(Number)
-    .pipe(z.int().min(min).max(max));
+// Numbers in the query are integers to every client (the OpenAPI document, the typed client). Over REST a query
+// value is text: the REST layer hands it over as a number only when it is written as a canonical integer, so "",
+// "abc", "1.5", "1e3" and "01" reach these schemas as text and fail, never a default (api/src/rest.ts, queryValue).
+export const queryInteger = (min: number, max: number) => z.int().min(min).max(max);
 
 export const queryEpochMs = queryInteger(0, 8_640_000_000_000_000).meta({ description: 'Milliseconds since the Unix epoch' });
 
 export const queryPageSize = (fallback: number) =>
   queryInteger(1, limits.pageSizeMax)
-    .optional()
-    .transform((value) => value ?? fallback)
+    .default(fallback)
     .meta({ description: `1 to ${limits.pageSizeMax}, default ${fallback}` });
 
 /** Any printable key; a malformed one simply matches no app (404). */

@@ -35,8 +35,8 @@ const BEARER = /^Bearer ([^\s]+)$/i;
 
 export const authedProcedure = t.procedure.use(async ({ ctx, next }) => {
   const token = ctx.authorization ? BEARER.exec(ctx.authorization)?.[1] : undefined;
-  if (!token) fail('UNAUTHENTICATED', 'sign in: send Authorization: Bearer <token>');
+  if (!token) fail('UNAUTHENTICATED');
   const session = await validateSessionToken(ctx.db, token, ctx.clock());
-  if (!session) fail('UNAUTHENTICATED', 'the token is unknown, expired or logged out');
+  if (!session) fail('UNAUTHENTICATED');
   return next({ ctx: { ...ctx, session } });
 });

@@ -35,7 +35,7 @@ const contractErrorLink: TRPCLink<AppRouter> =
     );
 
 /**
- * A client over the collector's tRPC endpoint: `client.issues.list.query({ appKey, limit: '20' })`.
+ * A client over the collector's tRPC endpoint: `client.issues.list.query({ appKey, limit: 20 })`.
  * Query inputs carry numbers as digit strings, exactly as the REST query strings do, because the same strict
  * schemas serve both; mutations take JSON numbers. Every failed call rejects with a CollectorError.
  */

@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import { createServer, type Socket } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isDatabaseUnavailable, openDatabase } from './connection';
+import { openDatabase } from './connection';
+import { classifyDatabaseError } from './database-errors';
 
 /** A server that accepts TCP connections and never says a word, as a frozen (SIGSTOP) PostgreSQL does. */
 async function silentServer() {
@@ -42,10 +43,10 @@ describe('PostgreSQL connection timeouts', () => {
     afterAll(() => database.close());
     const query = await elapsed(() => sql`select 1`.execute(database.db));
     expect(query.ms).toBeLessThan(1_500);
-    expect(isDatabaseUnavailable(query.error)).toBe(true);
+    expect(classifyDatabaseError(query.error)).toBe('unavailable');
     const ping = await elapsed(() => database.ping());
     expect(ping.ms).toBeLessThan(1_500);
-    expect(isDatabaseUnavailable(ping.error)).toBe(true);
+    expect(classifyDatabaseError(ping.error)).toBe('unavailable');
   });
 });
 
@@ -68,7 +69,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL connections after a fa
     const before = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(database.db);
     const cancelled = await elapsed(() => sql`select pg_sleep(3)`.execute(database.db));
     expect((cancelled.error as { code?: string }).code).toBe('57014');
-    expect(isDatabaseUnavailable(cancelled.error)).toBe(true);
+    expect(classifyDatabaseError(cancelled.error)).toBe('unavailable');
     const after = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(database.db);
     expect(after.rows[0]?.pid).toBe(before.rows[0]?.pid);
   });

@@ -51,31 +51,6 @@ export interface DatabaseTimeouts {
 
 export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { connectMs: 2_000, statementMs: 3_000, queryMs: 3_500, pingMs: 1_500 };
 
-// Errors of pg and of the PostgreSQL server that mean "the database is not reachable now", not "this statement is wrong".
-const UNAVAILABLE_SYSTEM_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-// 08: connection; 57P: shutdown, terminated, starting up; 53: resources; 57014: statement_timeout fired.
-const UNAVAILABLE_SQLSTATE_CLASSES = ['08', '57P', '53', '57014'];
-const UNAVAILABLE_MESSAGES = [
-  /connection terminated/i,
-  /timeout exceeded when trying to connect/i,
-  /connection.*(closed|ended)/i,
-  /Client has encountered a connection error/i,
-  /Query read timeout/i,
-  /Client was closed and is not queryable/i,
-  // The handle was closed under a request (shutdown): Kysely says so in these words.
-  /driver has already been destroyed/i,
-];
-
-/** True when an error (or one of its causes) says the database cannot be reached now, rather than that the input is wrong. */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === 'string' && (UNAVAILABLE_SYSTEM_CODES.has(code) || UNAVAILABLE_SQLSTATE_CLASSES.some((prefix) => code.startsWith(prefix)))) return true;
-    if (UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(cause.message))) return true;
-  }
-  return false;
-}
-
 /**
  * Whether a connection can serve another query after this error. An error the server sent on a live session
  * (constraint, syntax, statement_timeout) leaves it usable; anything else (a client-side read timeout, whose statement

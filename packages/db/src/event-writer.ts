@@ -5,7 +5,7 @@
 // When a statement fails because the database is unreachable, the batches queued behind it fail with it at once:
 // sent on, each would wait out its own timeout against a dead database before its client heard anything.
 import type { Kysely } from 'kysely';
-import { isDatabaseUnavailable } from './connection';
+import { classifyDatabaseError } from './database-errors';
 import { type Batch, type PreparedBatch, type StoreResult, prepareBatch, storePreparedBatches } from './ingest';
 import type { Database } from './schema';
 
@@ -22,8 +22,7 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-// Two concurrent statements can still lock shared rows in different orders; PostgreSQL then aborts one.
-const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
+// Two concurrent statements can still lock shared rows in different orders; PostgreSQL then aborts one (retryable).
 const MAX_ATTEMPTS = 3;
 
 export class EventWriter {
@@ -75,11 +74,12 @@ export class EventWriter {
       const results = await this.storeWithRetry(group.map((pending) => pending.batch));
       group.forEach((pending, index) => pending.resolve(results[index] as StoreResult));
     } catch (error) {
-      if (isDatabaseUnavailable(error)) {
+      const kind = classifyDatabaseError(error);
+      if (kind === 'unavailable') {
         for (const pending of [...group, ...this.queue.splice(0)]) pending.reject(error);
         return;
       }
-      if (group.length === 1 || !isDataError(error)) {
+      if (group.length === 1 || kind !== 'input') {
         for (const pending of group) pending.reject(error);
         return;
       }
@@ -93,15 +93,8 @@ export class EventWriter {
       try {
         return await storePreparedBatches(this.db, batches);
       } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        if (attempt >= MAX_ATTEMPTS || typeof code !== 'string' || !RETRYABLE_SQLSTATES.has(code)) throw error;
+        if (attempt >= MAX_ATTEMPTS || classifyDatabaseError(error) !== 'retryable') throw error;
       }
     }
   }
-}
-
-/** SQLSTATE class 22 (data exception) and 23 (integrity): the input, not the database, is at fault. */
-function isDataError(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
 }

@@ -1,5 +1,6 @@
 export * from './apps';
 export * from './connection';
+export * from './database-errors';
 export * from './ingest';
 export * from './issues';
 export * from './migrate';

@@ -1,18 +1,19 @@
 // The HTTP application: health probes, the OpenAPI document, tRPC for the typed client, REST for everyone else.
-import { KnownApps, type RateLimitConfig, appRouter, createContextFactory, createOpenApiDocument, createRateLimiters, errorHeaders, toAppError } from '@collector/api';
-import { type DatabaseHandle, EventWriter, type OutcomeCounter } from '@collector/db';
-import { AppError } from '@collector/domain';
+import { KnownApps, type RateLimitConfig, appRouter, contractError, createContextFactory, createOpenApiDocument, createRateLimiters, errorHeaders, toAppError } from '@collector/api';
+import { type DatabaseHandle, EventWriter, OutcomeCounter, RETRY_AFTER_UNAVAILABLE_SECONDS } from '@collector/db';
+import type { AppError } from '@collector/domain';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Request } from 'express';
 import { defaultDashboardDir, serveDashboard } from './dashboard';
 import { errorHandler, sendError } from './errors';
 import type { Logger } from './logger';
+import { assignRequestId, requestLogger } from './request-id';
 import { createRestAdapter, parseQueryString } from './rest-adapter';
 
 export interface AppOptions {
   database: DatabaseHandle;
-  /** Counts of the outcomes decided before the write statement; flushed by the server on stop. */
-  outcomes: OutcomeCounter;
+  /** Counts of the outcomes decided before the write statement, flushed by whoever stops the service (server.ts); default a counter of its own. */
+  outcomes?: OutcomeCounter;
   rateLimits: RateLimitConfig;
   logger: Logger;
   clock?: () => number;
@@ -27,17 +28,18 @@ const READY_TIMEOUT_MS = 2_000;
 export function createApp(options: AppOptions) {
   const { database, logger } = options;
   const knownApps = new KnownApps(database.db);
+  const outcomes = options.outcomes ?? new OutcomeCounter(database.db);
   const createContext = createContextFactory({
     db: database.db,
     clock: options.clock ?? Date.now,
     rateLimiters: createRateLimiters(options.rateLimits),
     eventWriter: new EventWriter(database.db, { concurrency: database.backend === 'embedded' ? 1 : 2 }),
-    outcomes: options.outcomes,
+    outcomes,
     knownApps,
   });
   const logError = (error: AppError, req: Request) => {
-    if (error.code === 'INTERNAL') logger.error({ err: error.cause ?? error, method: req.method, path: req.path }, 'request failed');
-    else if (error.code === 'UNAVAILABLE') logger.warn({ err: error.cause ?? error, path: req.path }, 'database unavailable');
+    if (error.code === 'INTERNAL') requestLogger(logger, req).error({ err: error.cause ?? error, method: req.method, path: req.path }, 'request failed');
+    else if (error.code === 'UNAVAILABLE') requestLogger(logger, req).warn({ err: error.cause ?? error, path: req.path }, 'database unavailable');
   };
   const openApiDocument = createOpenApiDocument({ baseUrl: '/', version: options.version ?? '0.1.0' });
 
@@ -45,6 +47,7 @@ export function createApp(options: AppOptions) {
   app.disable('x-powered-by');
   app.set('query parser', parseQueryString);
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
+  app.use(assignRequestId);
 
   // Paths outside the REST route table answer other methods with 405 like the API paths. For /trpc this also keeps
   // methods such as TRACE away from tRPC's adapter, whose fetch Request refuses them with a TypeError (a 500).
@@ -53,7 +56,7 @@ export function createApp(options: AppOptions) {
     (req, res, next) => {
       if (methods.includes(req.method)) return next();
       res.setHeader('Allow', methods.join(', '));
-      next(new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use ${methods.join(' or ')}`));
+      next(contractError('METHOD_NOT_ALLOWED'));
     };
   app.all(['/healthz', '/readyz', '/api/openapi.json'], allowOnly('GET'));
   app.use('/trpc', allowOnly('GET', 'POST'));
@@ -67,7 +70,7 @@ export function createApp(options: AppOptions) {
       await Promise.race([database.ping(), timeout]);
       res.json({ status: 'ready', database: database.backend });
     } catch {
-      sendError(res, new AppError('UNAVAILABLE', 'the database does not answer', { retryAfterSeconds: 2 }));
+      sendError(res, contractError('UNAVAILABLE', { retryAfterSeconds: RETRY_AFTER_UNAVAILABLE_SECONDS }));
     }
   });
   app.get('/api/openapi.json', (_req, res) => {
@@ -92,10 +95,10 @@ export function createApp(options: AppOptions) {
   // A refused body counts as one too_large event of the app it names (its events were never read).
   const clock = options.clock ?? Date.now;
   app.use(
-    createRestAdapter(createContext, logError, (appKey) => {
+    createRestAdapter(createContext, (appKey) => {
       const at = clock();
       // Only an app that exists (a cached look-up): a made-up key in a refused body is not kept even for a second.
-      if (appKey !== undefined) void knownApps.exists(appKey).then((exists) => exists && options.outcomes.count(appKey, 'too_large', 1, at), () => undefined);
+      if (appKey !== undefined) void knownApps.exists(appKey).then((exists) => exists && outcomes.count(appKey, 'too_large', 1, at), () => undefined);
     }),
   );
   app.use(errorHandler(logError));

@@ -1,26 +1,34 @@
-// REST in front of the tRPC router: trpc-to-openapi maps the /api paths onto procedures; this file gives it the
-// contract's edges, which it lacks: 404 vs 405, content types and encodings, body limits, strict query strings,
-// success statuses and the error body.
+// REST in front of the tRPC router: each /api path of the route table (derived from the procedures' meta) is answered
+// by calling its procedure through a tRPC caller. The contract's edges live here: 404 vs 405, content types and
+// encodings, body limits, strict query strings, success statuses; every failure goes to the one error writer.
+// trpc-to-openapi stays out of the request path: it only generates the OpenAPI document and the path patterns.
 import type { IncomingMessage } from 'node:http';
-import { type Context, appRouter, routesForPath, successStatus, toAppError } from '@collector/api';
-import { AppError, limits, pruneNesting } from '@collector/domain';
+import { type Context, appRouter, contractError, createCallerFactory, pathParameters, queryValue, type RestRoute, restRoutes, routesForPath, toAppError } from '@collector/api';
+import { type AppError, limits, pruneNesting } from '@collector/domain';
 import cors from 'cors';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
-import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
-import { sendError } from './errors';
 import { appKeyInPrefix, keepFirstChunk, readFirstChunk } from './oversize';
 
 const INGEST_PATH = '/api/events/batch';
 
 /**
- * Express's query parser, replaced: every value becomes an array of strings. trpc-to-openapi drops empty
- * values (`limit=` would silently mean "default") but keeps one-element arrays as the string, "" included,
- * so the schema sees exactly what was sent; a repeated key stays an array and fails validation.
+ * Express's query parser, replaced: every value becomes an array of strings, so "" stays "" (never a default) and a
+ * repeated key stays an array the schema refuses.
  */
 export function parseQueryString(query: string): Record<string, string[]> {
   const parsed: Record<string, string[]> = Object.create(null);
   for (const [key, value] of new URLSearchParams(query)) (parsed[key] ??= []).push(value);
   return parsed;
+}
+
+/** The query as the route's input schema reads it: one value as itself (a number where the schema takes one), repeated ones as a list. */
+function queryInput(route: RestRoute, query: Record<string, string[]>): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const key in query) {
+    const values = query[key] as string[];
+    input[key] = values.length === 1 ? queryValue(route, key, values[0] as string) : values;
+  }
+  return input;
 }
 
 const hasBody = (req: IncomingMessage) => req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
@@ -29,27 +37,17 @@ const hasBody = (req: IncomingMessage) => req.headers['transfer-encoding'] !== u
 function bodyError(error: { type?: string; status?: number }): AppError {
   switch (error.type) {
     case 'entity.too.large':
-      return new AppError('PAYLOAD_TOO_LARGE', 'the body is over the limit');
+      return contractError('PAYLOAD_TOO_LARGE');
     case 'encoding.unsupported':
-      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'unsupported Content-Encoding: send identity, gzip, deflate or br');
+      return contractError('UNSUPPORTED_MEDIA_TYPE', { details: [{ path: 'Content-Encoding', message: 'send identity, gzip, deflate or br' }] });
     case 'charset.unsupported':
-      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'unsupported charset: send UTF-8');
+      return contractError('UNSUPPORTED_MEDIA_TYPE', { details: [{ path: 'Content-Type', message: 'send UTF-8' }] });
     case 'entity.parse.failed':
-      return new AppError('INVALID_JSON', 'the body is not valid JSON');
+      return contractError('INVALID_JSON');
     default:
       // Truncated or corrupt streams (a broken gzip body, a short read): still the body's fault, not ours.
-      return error.status && error.status < 500 ? new AppError('INVALID_JSON', 'the body could not be read') : toAppError(error);
+      return error.status && error.status < 500 ? contractError('INVALID_JSON') : toAppError(error);
   }
-}
-
-/**
- * trpc-to-openapi builds a fetch Request from each call only for its abort signal, and tRPC fills that Request's
- * body with JSON.stringify(req.body): up to 1 MiB serialised per request and never read (a third of the garbage
- * an ingestion request made in profiles). A non-enumerable toJSON makes that stringify return nothing at once;
- * the input tRPC validates is a spread of req.body, which leaves toJSON behind, so nothing else sees it.
- */
-function sparedFromRestringify(body: unknown): void {
-  if (body !== null && typeof body === 'object') Object.defineProperty(body, 'toJSON', { value: () => undefined, enumerable: false });
 }
 
 /** Told of each body refused as too large, with the appKey found in its first bytes (oversize.ts), if any. */
@@ -63,14 +61,13 @@ function parseBody(limitBytes: number, onTooLarge?: OnTooLarge) {
       req.body = {};
       return next();
     }
-    const tooLarge = new AppError('PAYLOAD_TOO_LARGE', 'the body is over the limit');
     // Refuse a declared oversize body before reading it (but its first chunk, to say whose it was); a compressed one
     // is checked as it inflates.
     if (Number(req.headers['content-length'] ?? 0) > limitBytes) {
-      if (!onTooLarge) return next(tooLarge);
+      if (!onTooLarge) return next(contractError('PAYLOAD_TOO_LARGE'));
       return void readFirstChunk(req).then((chunk) => {
         onTooLarge(appKeyInPrefix(chunk, encodingOf(req)));
-        next(tooLarge);
+        next(contractError('PAYLOAD_TOO_LARGE'));
       });
     }
     const firstChunk = onTooLarge ? keepFirstChunk(req) : undefined;
@@ -80,73 +77,69 @@ function parseBody(limitBytes: number, onTooLarge?: OnTooLarge) {
         if (appError.code === 'PAYLOAD_TOO_LARGE' && onTooLarge) onTooLarge(appKeyInPrefix(firstChunk?.(), encodingOf(req)));
         return next(appError);
       }
-      // Body > events > event: anything deeper than an event may nest is cut, so no later step (zod, tRPC's
-      // JSON.stringify) recurses a million levels; the cut still reads as too deep, and that event is rejected.
+      // Body > events > event: anything deeper than an event may nest is cut, so no later step (zod, a log
+      // serialiser) recurses a million levels; the cut still reads as too deep, and that event is rejected.
       pruneNesting(req.body, limits.nestingDepth + 3);
-      sparedFromRestringify(req.body);
       next();
     });
   };
 }
 
-export function createRestAdapter(
-  createContext: (opts: { req: Request }) => Context,
-  onError: (error: AppError, req: Request) => void,
-  onIngestTooLarge?: OnTooLarge,
-): Router {
-  const failures = new WeakMap<IncomingMessage, AppError>();
-  const handle = createOpenApiNodeHttpHandler({
-    router: appRouter,
-    createContext: ({ req }) => createContext({ req: req as Request }),
-    responseMeta: ({ paths, errors }) => (errors.length === 0 && paths?.[0] ? { status: successStatus(paths[0]) } : {}),
-    onError: ({ error, req }) => {
-      const appError = toAppError(error);
-      failures.set(req, appError);
-      onError(appError, req as Request);
-    },
-  });
+type ProcedureCall = (input: unknown) => Promise<unknown>;
+
+export function createRestAdapter(createContext: (opts: { req: Request }) => Context, onIngestTooLarge?: OnTooLarge): Router {
+  const createCaller = createCallerFactory(appRouter);
+  // Each procedure's place in the caller ("issues.list"), split once here rather than per request.
+  const segments = new Map(restRoutes.map((route) => [route, route.procedurePath.split('.')]));
+  const procedureOf = (route: RestRoute, req: Request): ProcedureCall => {
+    let procedure: unknown = createCaller(createContext({ req }));
+    for (const segment of segments.get(route) ?? []) procedure = (procedure as Record<string, unknown>)[segment];
+    return procedure as ProcedureCall;
+  };
   const ingestBody = parseBody(limits.ingestBodyBytes, onIngestTooLarge);
   const jsonBody = parseBody(limits.jsonBodyBytes);
+
+  async function answer(route: RestRoute, req: Request, res: Response, next: NextFunction) {
+    try {
+      let input: unknown;
+      if (route.takesInput) {
+        const parameters = pathParameters(route, req.path);
+        input = route.method === 'GET' ? queryInput(route, req.query as Record<string, string[]>) : req.body;
+        // The body is passed as parsed (no copy of up to 1 MiB) unless path parameters must join it.
+        if (parameters && Object.keys(parameters).length > 0) input = { ...(input as object), ...parameters };
+      }
+      const output = await procedureOf(route, req)(input);
+      if (route.status === 204) res.status(204).end();
+      else res.status(route.status).json(output);
+    } catch (error) {
+      next(error);
+    }
+  }
 
   const rest = Router();
   // Any page may send events (SDKs, sendBeacon); the dashboard endpoints stay same-origin.
   // Retry-After is exposed so a browser SDK on another origin can honour 429 and 503.
-  rest.use(INGEST_PATH, cors({ origin: '*', methods: ['POST'], allowedHeaders: ['Content-Type', 'Content-Encoding'], exposedHeaders: ['Retry-After'], maxAge: 86_400 }));
+  rest.use(INGEST_PATH, cors({ origin: '*', methods: ['POST'], allowedHeaders: ['Content-Type', 'Content-Encoding'], exposedHeaders: ['Retry-After', 'X-Request-Id'], maxAge: 86_400 }));
 
   rest.use((req, res, next) => {
     const routes = routesForPath(req.path);
     const route = routes.find((candidate) => candidate.method === req.method);
-    if (routes.length === 0) return next(new AppError('NOT_FOUND', `no route ${req.path}`));
+    if (routes.length === 0) return next(contractError('NOT_FOUND'));
     if (!route) {
       res.setHeader('Allow', routes.map((candidate) => candidate.method).join(', '));
-      return next(new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; use ${res.getHeader('Allow')}`));
+      return next(contractError('METHOD_NOT_ALLOWED'));
     }
-    if (route.method === 'GET') return handleRoute(req, res);
+    if (route.method === 'GET') return void answer(route, req, res, next);
 
     if (hasBody(req) && !route.contentTypes.some((type) => req.is(type))) {
-      return next(new AppError('UNSUPPORTED_MEDIA_TYPE', `send the body as ${route.contentTypes.join(' or ')}`));
+      return next(contractError('UNSUPPORTED_MEDIA_TYPE', { details: [{ path: 'Content-Type', message: `send ${route.contentTypes.join(' or ')}` }] }));
     }
     const parse = route.path === INGEST_PATH ? ingestBody : jsonBody;
     parse(req, res, (error?: unknown) => {
       if (error) return next(error);
-      // trpc-to-openapi reads req.body but insists on this exact content type.
-      req.headers['content-type'] = 'application/json';
-      handleRoute(req, res);
+      void answer(route, req, res, next);
     });
   });
-
-  function handleRoute(req: Request, res: Response) {
-    // trpc-to-openapi writes its own error body; swap in the contract's once it has called onError.
-    const end = res.end;
-    res.end = function (this: Response, ...args: Parameters<Response['end']>) {
-      res.end = end;
-      const appError = failures.get(req);
-      if (!appError) return end.apply(this, args);
-      sendError(res, appError);
-      return this;
-    } as Response['end'];
-    void handle(req, res);
-  }
 
   return rest;
 }

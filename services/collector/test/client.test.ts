@@ -24,8 +24,8 @@ export async function loadDashboard(baseUrl: string, email: string, password: st
   const { apps } = await client.apps.list.query();
   const appKey = apps[0]?.appKey;
   const { totals } = await client.overview.get.query({ appKey });
-  const { issues, nextCursor } = await client.issues.list.query({ appKey, limit: '20' });
-  const latest = issues[0] ? await client.issues.get.query({ id: issues[0].id, limit: '5' }) : undefined;
+  const { issues, nextCursor } = await client.issues.list.query({ appKey, limit: 20 });
+  const latest = issues[0] ? await client.issues.get.query({ id: issues[0].id, limit: 5 }) : undefined;
   return { signedIn: true as const, totals, issues, nextCursor, latest };
 }
 
@@ -60,7 +60,7 @@ describe('typed client', () => {
     expect((await client.apps.list.query()).apps.map((listed) => listed.appKey)).toEqual([app.appKey]);
     const ingested = await client.events.ingest.mutate({ appKey: app.appKey, events: [makeEvent({ fingerprint: 'js:client' }), makeEvent({ type: 'request', fingerprint: 'js:req' })] });
     expect(ingested).toEqual({ accepted: 2, duplicates: 0, rejected: [] });
-    const { issues, nextCursor } = await client.issues.list.query({ appKey: app.appKey, limit: '1' });
+    const { issues, nextCursor } = await client.issues.list.query({ appKey: app.appKey, limit: 1 });
     expect(issues).toHaveLength(1);
     expect(nextCursor).not.toBeNull();
     const rest = await client.issues.list.query({ appKey: app.appKey, cursor: nextCursor ?? undefined });
@@ -90,9 +90,14 @@ describe('typed client', () => {
     expect(await failureOf(client.auth.register.mutate({ email: taken, password: PASSWORD }))).toMatchObject({ code: 'EMAIL_TAKEN', status: 409 });
     expect(await failureOf(client.events.ingest.mutate({ appKey: 'web_nope', events: [makeEvent()] }))).toMatchObject({ code: 'UNKNOWN_APP_KEY', status: 403 });
 
-    // Query inputs are the REST query strings: a number where digits are expected is refused, not coerced.
+    // Numeric query inputs are numbers, held to the bounds the REST query strings are.
     const signedIn = createCollectorClient({ baseUrl, token: (await client.auth.login.mutate({ email: taken, password: PASSWORD })).token });
-    expect(await failureOf(signedIn.issues.list.query({ limit: '0' }))).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(await failureOf(signedIn.issues.list.query({ limit: 0 }))).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(await failureOf(signedIn.issues.list.query({ limit: 101 }))).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(await failureOf(signedIn.issues.list.query({ limit: 1.5 }))).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(await failureOf(signedIn.overview.get.query({ from: 10, to: 5 }))).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect((await signedIn.overview.get.query({ from: 0, to: Date.now() })).totals.events).toBe(0);
+    expect((await signedIn.overview.timeseries.query({ bucket: 'day', from: Date.now() - 3 * 86_400_000 })).buckets.length).toBeGreaterThanOrEqual(3);
     expect(await failureOf(signedIn.issues.get.query({ id: 'web_nope:js:x' }))).toMatchObject({ code: 'NOT_FOUND', status: 404 });
   });
 

@@ -289,7 +289,7 @@ describe(`dashboard in a browser (${backend})`, () => {
     // An error state carries the API's message.
     await page.goto(`${base}/issues/${encodeURIComponent(`${appKey}:TypeError:nope`)}`);
     await page.getByRole('alert').getByText('Could not load this issue').waitFor();
-    expect(await page.getByRole('alert').textContent()).toContain('no such issue');
+    expect(await page.getByRole('alert').textContent()).toContain('no such route, app or issue');
     await shot('14-issue-error');
 
     // Sign out: the token is forgotten here and refused by the API.

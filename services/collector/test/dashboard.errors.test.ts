@@ -29,6 +29,18 @@ describe('query strings are parsed strictly', () => {
     ['/api/overview?to=false', 'to'],
     ['/api/overview?from=10&to=5', 'to'],
     ['/api/issues/x:y:z?limit=0', 'limit'],
+    // Only a canonical integer becomes a number: leading zeros, signs, spaces, hex, fractions stay text and fail.
+    ['/api/issues?limit=01', 'limit'],
+    ['/api/issues?limit=+5', 'limit'],
+    ['/api/issues?limit=%205', 'limit'],
+    ['/api/issues?limit=0x10', 'limit'],
+    ['/api/issues?limit=5.0', 'limit'],
+    ['/api/issues/x:y:z?limit=abc', 'limit'],
+    ['/api/overview?from=-0', 'from'],
+    ['/api/overview?from=-1', 'from'],
+    ['/api/overview?from=9007199254740993', 'from'],
+    ['/api/overview/timeseries?to=1.5', 'to'],
+    ['/api/overview/timeseries?from=', 'from'],
   ])('%s is a 400 naming %s', async (path, field) => {
     expectValidation(await server.call('GET', path, { token }), field);
   });
@@ -37,6 +49,12 @@ describe('query strings are parsed strictly', () => {
     for (const cursor of ['garbage', Buffer.from('[1,2]').toString('base64url'), Buffer.from('{"a":1}').toString('base64url')]) {
       expectValidation(await server.call('GET', `/api/issues?cursor=${cursor}`, { token }), 'cursor');
     }
+  });
+
+  it('takes canonical integers at the bounds', async () => {
+    expect((await server.call('GET', '/api/issues?limit=1', { token })).status).toBe(200);
+    expect((await server.call('GET', '/api/issues?limit=100', { token })).status).toBe(200);
+    expect((await server.call('GET', `/api/overview?from=0&to=${Date.now()}`, { token })).body.totals.events).toBe(1);
   });
 
   it('ignores unknown query parameters', async () => {

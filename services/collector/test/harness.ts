@@ -34,7 +34,6 @@ export interface Reply {
   status: number;
   headers: Headers;
   // Replies are asserted on field by field; `any` keeps the tests readable.
-  // biome-ignore lint/suspicious/noExplicitAny: test convenience
   body: any;
 }
 

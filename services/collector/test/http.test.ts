@@ -115,10 +115,33 @@ describe('OpenAPI document', () => {
     expect(statuses['GET /api/issues/{id}']).toEqual(['200', '400', '401', '404', '405', '500', '503']);
     for (const operation of operations.filter((each) => each.route.includes('/api/') && !each.route.includes('openapi'))) {
       for (const [code, response] of Object.entries(operation.responses)) {
-        if (Number(code) >= 400) expect(response.content['application/json'].schema, `${operation.route} ${code}`).toEqual({ $ref: '#/components/schemas/Error' });
+        if (Number(code) >= 400) expect(response.content['application/json'].schema, `${operation.route} ${code}`).toEqual({ $ref: '#/components/schemas/ErrorResponse' });
       }
     }
     expect(document.paths['/api/events/batch'].post.requestBody.content).toHaveProperty('text/plain');
+  });
+
+  it('states what the service enforces: integer bounds, e-mail format, public operations, licence, readiness body', async () => {
+    const { body: document } = await server.call('GET', '/api/openapi.json');
+    const parameter = (path: string, name: string) => document.paths[path].get.parameters.find((each: { name: string }) => each.name === name).schema;
+    expect(parameter('/api/issues', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    expect(parameter('/api/issues/{id}', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    for (const path of ['/api/overview', '/api/overview/timeseries']) {
+      for (const name of ['from', 'to']) expect(parameter(path, name)).toMatchObject({ type: 'integer', minimum: 0, maximum: 8_640_000_000_000_000 });
+    }
+    expect(document.paths['/api/auth/register'].post.requestBody.content['application/json'].schema.properties.email.format).toBe('email');
+    expect(document.components.schemas.User.properties.email.format).toBe('email');
+    expect(document.paths['/api/apps'].post.requestBody.content['application/json'].schema.properties.name.description).toMatch(/after .*trimmed/);
+    const publicOperations = ['POST /api/auth/register', 'POST /api/auth/login', 'POST /api/events/batch', 'GET /healthz', 'GET /readyz', 'GET /api/openapi.json'];
+    for (const [path, methods] of Object.entries<Record<string, { security?: unknown }>>(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const route = `${method.toUpperCase()} ${path}`;
+        expect(operation.security, route).toEqual(publicOperations.includes(route) ? [] : [{ bearer: [] }]);
+      }
+    }
+    expect(document.info.license.name).toBeTruthy();
+    expect(document.paths['/readyz'].get.responses['200'].content['application/json'].schema.properties.database.enum).toEqual(['postgres', 'embedded']);
+    expect(document.components.schemas).not.toHaveProperty('Error');
   });
 
   it('has no dangling references', async () => {
@@ -133,7 +156,7 @@ describe('OpenAPI document', () => {
       expect(target, reference).toBeTypeOf('object');
     }
     expect(Object.keys(document.components.schemas).filter((name) => name.startsWith('error.'))).toEqual([]);
-    expect(document.components.schemas.Error.properties.error.required).toEqual(['code', 'message']);
+    expect(document.components.schemas.ErrorResponse.properties.error.required).toEqual(['code', 'message']);
   });
 
   it('matches the committed snapshot, so the REST surface cannot drift unnoticed', async () => {

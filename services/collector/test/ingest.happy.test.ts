@@ -157,7 +157,7 @@ describe('ingestion, happy paths', () => {
     const appKey = await freshApp();
     const post = await server.call('POST', '/api/events/batch', { body: { appKey, events: [makeEvent()] }, headers: { origin: 'https://shop.example' } });
     expect(post.headers.get('access-control-allow-origin')).toBe('*');
-    expect(post.headers.get('access-control-expose-headers')).toBe('Retry-After');
+    expect(post.headers.get('access-control-expose-headers')).toBe('Retry-After,X-Request-Id');
     const dashboard = await server.call('GET', '/api/apps', { token, headers: { origin: 'https://evil.example' } });
     expect(dashboard.headers.get('access-control-allow-origin')).toBeNull();
   });

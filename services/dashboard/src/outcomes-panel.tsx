@@ -28,7 +28,7 @@ export function OutcomesPanel({ appKey, refreshKey }: { appKey: string | undefin
   const [period, setPeriod] = useState<(typeof periods)[number][0]>('day');
   const span = periods.find(([value]) => value === period)?.[2] ?? 24 * HOUR;
   const outcomes = useQuery(
-    async () => (await client.outcomes.get.query({ appKey, from: String(Date.now() - span) })).outcomes,
+    async () => (await client.outcomes.get.query({ appKey, from: Date.now() - span })).outcomes,
     [appKey, span, refreshKey],
   );
   const list = outcomes.data ?? [];

@@ -37,7 +37,8 @@ export async function validateSessionToken(db: Db, token: string, now: number): 
     return null;
   }
   let expiresAt = row.expires_at;
-  // Slide the idle expiry forward, writing only once a day per session rather than on every request.
+  // Slide the idle expiry forward, writing it back at most once a minute per session (sessionPolicy.refreshAfterMs)
+  // rather than on every request.
   if (now + sessionPolicy.idleMs - expiresAt >= sessionPolicy.refreshAfterMs) {
     expiresAt = Math.min(now + sessionPolicy.idleMs, row.absolute_expires_at);
     await updateSessionExpiry(db, id, expiresAt);

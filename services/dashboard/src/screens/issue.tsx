@@ -12,7 +12,7 @@ const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-d
 
 export function IssueScreen({ id }: { id: string }) {
   const { apps } = useWorkspace();
-  const detail = useQuery(() => client.issues.get.query({ id, limit: '20' }), [id]);
+  const detail = useQuery(() => client.issues.get.query({ id, limit: 20 }), [id]);
   const [picked, setPicked] = useState<string>();
   const issue = detail.data?.issue;
   useTitle(issue ? `${issue.errorType}: ${issue.message}` : 'Issue');

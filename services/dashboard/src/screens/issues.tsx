@@ -25,7 +25,7 @@ function IssuesTable({ appKey }: { appKey: string | undefined }) {
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const page = cursors.length - 1;
   const cursor = cursors[page];
-  const issues = useQuery(() => client.issues.list.query({ appKey, limit: String(ISSUES_PAGE_SIZE), ...(cursor ? { cursor } : {}) }), [appKey, cursor]);
+  const issues = useQuery(() => client.issues.list.query({ appKey, limit: ISSUES_PAGE_SIZE, ...(cursor ? { cursor } : {}) }), [appKey, cursor]);
   const data = issues.data;
   const showApp = !appKey && (apps.data?.length ?? 0) > 1;
 

@@ -28,7 +28,7 @@ export function OverviewScreen() {
   const [bucket, setBucket] = useState<'hour' | 'day'>('hour');
   const totals = useQuery(async () => (await client.overview.get.query({ appKey })).totals, [appKey]);
   const series = useQuery(() => client.overview.timeseries.query({ appKey, bucket }), [appKey, bucket]);
-  const latest = useQuery(() => client.issues.list.query({ appKey, limit: '5' }), [appKey]);
+  const latest = useQuery(() => client.issues.list.query({ appKey, limit: 5 }), [appKey]);
   const [refreshes, setRefreshes] = useState(0);
   const refresh = () => {
     setRefreshes((count) => count + 1);

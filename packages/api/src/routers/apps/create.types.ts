@@ -1,4 +1,4 @@
-import { appNameSchema, appTypeSchema } from '@collector/domain';
+import { appNameSchema, appTypeSchema, limits } from '@collector/domain';
 import { z } from 'zod';
 import { ZAppSchema } from '../../schemas';
 import type { Meta } from '../../trpc';
@@ -14,5 +14,8 @@ export const createAppMeta: Meta = {
   contract: { status: 201, errors: ['UNAUTHENTICATED', 'INVALID_JSON', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] },
 };
 
-export const ZCreateAppRequestSchema = z.object({ name: appNameSchema, type: appTypeSchema });
+export const ZCreateAppRequestSchema = z.object({
+  name: appNameSchema.meta({ description: `1 to ${limits.appNameChars} characters after surrounding spaces are trimmed` }),
+  type: appTypeSchema,
+});
 export const ZCreateAppResponseSchema = z.object({ app: ZAppSchema });

@@ -20,7 +20,7 @@ export const loginRoute = publicProcedure
     if (!row || !valid) {
       ctx.rateLimiters.authByAddress.take(ctx.clientAddress, 1, now);
       ctx.rateLimiters.authByEmail.take(input.email, 1, now);
-      fail('INVALID_CREDENTIALS', 'wrong e-mail or password');
+      fail('INVALID_CREDENTIALS');
     }
     const token = await createSession(ctx.db, row.id, now);
     return { token, user: toUser(row) };

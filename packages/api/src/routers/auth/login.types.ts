@@ -17,7 +17,13 @@ export const loginMeta: Meta = {
 
 // No format rules here: a sign-in must not tell which e-mails could exist; it only has to fail.
 export const ZLoginRequestSchema = z.object({
-  email: z.string().trim().max(limits.emailChars).toLowerCase().refine(isStorableText, UNSTORABLE_MESSAGE),
+  email: z
+    .string()
+    .trim()
+    .max(limits.emailChars)
+    .toLowerCase()
+    .refine(isStorableText, UNSTORABLE_MESSAGE)
+    .meta({ description: `The e-mail registered with; trimmed first, then at most ${limits.emailChars} characters; compared case-insensitively` }),
   password: z.string().max(limits.passwordMaxChars),
 });
 export const ZLoginResponseSchema = ZAuthResponseSchema;

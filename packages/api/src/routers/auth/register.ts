@@ -14,11 +14,11 @@ export const registerRoute = publicProcedure
     const now = ctx.clock();
     ctx.rateLimiters.authByAddress.take(ctx.clientAddress, 1, now);
     if (isCommonPassword(input.password)) {
-      fail('VALIDATION_FAILED', 'password: is one of the most common passwords', { details: [{ path: 'password', message: 'is one of the most common passwords' }] });
+      fail('VALIDATION_FAILED', { details: [{ path: 'password', message: 'is one of the most common passwords' }] });
     }
     const user = { id: newUserId(), email: input.email, createdAt: now };
     const inserted = await insertUser(ctx.db, { ...user, passwordHash: await hashPassword(input.password) });
-    if (!inserted) fail('EMAIL_TAKEN', 'an account with this e-mail exists');
+    if (!inserted) fail('EMAIL_TAKEN');
     const token = await createSession(ctx.db, user.id, now);
     return { token, user };
   });

@@ -1,4 +1,4 @@
-import { credentialsSchema } from '@collector/domain';
+import { credentialsSchema, emailSchema, limits } from '@collector/domain';
 import type { z } from 'zod';
 import { ZAuthResponseSchema } from '../../schemas';
 import type { Meta } from '../../trpc';
@@ -15,6 +15,11 @@ export const registerMeta: Meta = {
   contract: { status: 201, errors: ['INVALID_JSON', 'VALIDATION_FAILED', 'EMAIL_TAKEN', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED'] },
 };
 
-export const ZRegisterRequestSchema = credentialsSchema;
+export const ZRegisterRequestSchema = credentialsSchema.extend({
+  email: emailSchema.meta({
+    format: 'email',
+    description: `An e-mail address; surrounding spaces are trimmed first, then at most ${limits.emailChars} characters; compared case-insensitively`,
+  }),
+});
 export const ZRegisterResponseSchema = ZAuthResponseSchema;
 export type TRegisterRequest = z.infer<typeof ZRegisterRequestSchema>;

@@ -9,7 +9,7 @@ export const ingestRoute = publicProcedure
   .output(ZIngestResponseSchema)
   .mutation(async ({ ctx, input }) => {
     const receivedAt = ctx.clock();
-    if (!(await ctx.knownApps.exists(input.appKey))) fail('UNKNOWN_APP_KEY', 'no app has this appKey');
+    if (!(await ctx.knownApps.exists(input.appKey))) fail('UNKNOWN_APP_KEY');
     try {
       ctx.rateLimiters.ingest?.take(input.appKey, input.events.length, receivedAt);
     } catch (error) {

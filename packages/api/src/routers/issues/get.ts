@@ -12,7 +12,7 @@ export const getIssueRoute = authedProcedure
     const key = parseIssueId(input.id);
     // Another user's issue is answered exactly like one that does not exist.
     const row = key && (await findIssue(ctx.db, { userId: ctx.session.user.id, ...key }));
-    if (!key || !row) fail('NOT_FOUND', 'no such issue');
+    if (!key || !row) fail('NOT_FOUND');
     const events = await listIssueEvents(ctx.db, { ...key, limit: input.limit });
     return { issue: toIssue(row), events };
   });

@@ -14,7 +14,7 @@ export const getIssueMeta: Meta = {
   contract: { errors: ['UNAUTHENTICATED', 'VALIDATION_FAILED', 'NOT_FOUND'] },
 };
 
-/** trpc-to-openapi hands path parameters over still percent-encoded. */
+/** The REST layer hands path parameters over as sent, still percent-encoded (%3A); the typed client sends them raw. */
 function decodePathParameter(value: string): string {
   try {
     return decodeURIComponent(value);

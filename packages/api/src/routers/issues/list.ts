@@ -11,8 +11,8 @@ export const listIssuesRoute = authedProcedure
   .query(async ({ ctx, input }) => {
     const userId = ctx.session.user.id;
     const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
-    if (after === null) fail('VALIDATION_FAILED', 'cursor: is not a cursor this service issued', { details: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
-    if (input.appKey !== undefined && !(await isAppOwnedBy(ctx.db, input.appKey, userId))) fail('NOT_FOUND', 'no such app');
+    if (after === null) fail('VALIDATION_FAILED', { details: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
+    if (input.appKey !== undefined && !(await isAppOwnedBy(ctx.db, input.appKey, userId))) fail('NOT_FOUND');
 
     const { rows, hasMore } = await listIssues(ctx.db, { userId, appKey: input.appKey, after, limit: input.limit });
     const last = rows.at(-1);

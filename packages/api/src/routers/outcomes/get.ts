@@ -9,6 +9,6 @@ export const outcomesRoute = authedProcedure
   .output(ZOutcomesResponseSchema)
   .query(async ({ ctx, input }) => {
     const userId = ctx.session.user.id;
-    if (input.appKey !== undefined && !(await isAppOwnedBy(ctx.db, input.appKey, userId))) fail('NOT_FOUND', 'no such app');
+    if (input.appKey !== undefined && !(await isAppOwnedBy(ctx.db, input.appKey, userId))) fail('NOT_FOUND');
     return { outcomes: await outcomeTotals(ctx.db, { userId, ...input }) };
   });

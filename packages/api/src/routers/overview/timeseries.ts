@@ -16,10 +16,10 @@ export const timeseriesRoute = authedProcedure
     const from = floorTo(input.from ?? to - DEFAULT_SPAN[input.bucket] * step, input.bucket);
     if ((to - from) / step > MAX_BUCKETS) {
       const message = `spans more than ${MAX_BUCKETS} ${input.bucket} buckets`;
-      fail('VALIDATION_FAILED', `from: ${message}`, { details: [{ path: 'from', message }] });
+      fail('VALIDATION_FAILED', { details: [{ path: 'from', message }] });
     }
     const userId = ctx.session.user.id;
-    if (input.appKey !== undefined && !(await isAppOwnedBy(ctx.db, input.appKey, userId))) fail('NOT_FOUND', 'no such app');
+    if (input.appKey !== undefined && !(await isAppOwnedBy(ctx.db, input.appKey, userId))) fail('NOT_FOUND');
     const hours = await hourlyTotals(ctx.db, { userId, appKey: input.appKey, fromHour: from, to });
     return { bucket: input.bucket, buckets: foldBuckets(hours, input.bucket, from, to) };
   });
