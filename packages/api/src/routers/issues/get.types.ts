@@ -8,7 +8,9 @@ export const getIssueMeta: Meta = {
     method: 'GET',
     path: '/api/issues/{id}',
     summary: 'One issue and its latest events',
-    description: 'id is <appKey>:<fingerprint>, raw or with the colons encoded as %3A. Events come newest first, each as it was sent plus receivedAt.',
+    description:
+      'id is <appKey>:<fingerprint>, raw or with the colons encoded as %3A. Events come newest first, each as it was sent plus receivedAt: ' +
+      'those still stored (RETENTION_DAYS, MAX_EVENTS_PER_ISSUE), while eventCount and userCount count every event accepted.',
     tags: ['dashboard'],
   },
   contract: { errors: ['UNAUTHENTICATED', 'VALIDATION_FAILED', 'NOT_FOUND'] },
