@@ -16,6 +16,9 @@ export interface ContextDeps {
   /** Outcomes decided before the write statement (invalid, rate_limited, too_large, unsupported), written once a second. */
   outcomes: OutcomeCounter;
   knownApps: KnownApps;
+  /** The collector's address as clients reach it (PUBLIC_URL): the base of every app's DSN. A function, because a
+   * server on an ephemeral port knows its address only once it listens. */
+  publicUrl: () => string;
 }
 
 export interface ContextInner extends ContextDeps {

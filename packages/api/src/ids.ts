@@ -20,6 +20,9 @@ export const newUserId = () => `user_${randomAlphanumeric(25)}`;
 /** `<type>_<id>` with 103 random bits: unguessable, since it is the app's public ingestion key. */
 export const newAppKey = (type: string) => `${type}_${randomAlphanumeric(20)}`;
 
+/** The key in an app's Sentry DSN: 128 random bits as 32 lowercase hex characters, the form Sentry SDKs expect. */
+export const newPublicKey = () => randomBytes(16).toString('hex');
+
 /** 160 random bits; only its SHA-256 is stored. */
 export const newSessionToken = () => `session_${randomAlphanumeric(31)}`;
 

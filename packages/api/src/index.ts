@@ -1,8 +1,10 @@
 export { createContextFactory, createContextInner, type Context, type ContextDeps } from './context';
+export { ingestEvents, type IngestionResult } from './ingestion';
 export { KnownApps } from './known-apps';
 export { contractError, errorHeaders, errorStatus, toAppError } from './errors';
 export { createOpenApiDocument } from './openapi';
 export { createRateLimiters, defaultRateLimits, type RateLimitConfig, type RateLimiters } from './rate-limiter';
 export { pathParameters, queryValue, restRoutes, routesForPath, type RestRoute } from './rest';
 export { appRouter, type AppRouter } from './router';
+export { appKeyForDsn, ingestSentryEvents, type SentryIngestion } from './sentry-ingestion';
 export { createCallerFactory } from './trpc';

@@ -4,6 +4,7 @@ import { type ErrorCode, eventSchema } from '@collector/domain';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { errorStatus, ZErrorResponseSchema } from './errors';
+import { pathsServedOutsideTheRouter } from './openapi-sentry';
 import { restRoutes } from './rest';
 import { appRouter } from './router';
 
@@ -97,6 +98,7 @@ export function createOpenApiDocument(options: { baseUrl: string; version: strin
       }
     }
   }
+  Object.assign(paths, pathsServedOutsideTheRouter(errorResponses));
   paths['/healthz'] = probe('healthz: the process is up', { type: 'object', properties: { status: { type: 'string', const: 'ok' } }, required: ['status'] }, false);
   paths['/readyz'] = probe(
     'readyz: the database answers',

@@ -7,7 +7,16 @@ const epochMs = z.int().min(0).meta({ description: 'Milliseconds since the Unix 
 export const ZUserSchema = z.object({ id: z.string(), email: z.string().meta({ format: 'email', description: 'Trimmed and lower-cased' }), createdAt: epochMs }).meta({ id: 'User' });
 
 export const ZAppSchema = z
-  .object({ appKey: z.string(), name: z.string(), type: z.enum(appTypes), createdAt: epochMs })
+  .object({
+    appKey: z.string(),
+    name: z.string(),
+    type: z.enum(appTypes),
+    createdAt: epochMs,
+    dsn: z.string().meta({
+      description: 'Where Sentry SDKs send this app\'s events: `<scheme>://<publicKey>@<host>/<projectId>`, the base from PUBLIC_URL',
+      example: 'http://0123456789abcdef0123456789abcdef@localhost:3100/1',
+    }),
+  })
   .meta({ id: 'App' });
 
 export const ZIssueSchema = z

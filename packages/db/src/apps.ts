@@ -1,17 +1,24 @@
-import type { App, AppType } from '@collector/domain';
-import type { Kysely } from 'kysely';
-import type { AppRow, Database } from './schema';
+import { type App, type AppType, sentryDsn } from '@collector/domain';
+import type { Insertable, Kysely } from 'kysely';
+import type { AppRow, AppsTable, Database } from './schema';
 
-export function toApp(row: AppRow): App {
-  return { appKey: row.app_key, name: row.name, type: row.type as AppType, createdAt: row.created_at };
+/** `publicUrl`: the collector's address as the world reaches it, the base of the app's DSN. */
+export function toApp(row: AppRow, publicUrl: string): App {
+  return { appKey: row.app_key, name: row.name, type: row.type as AppType, createdAt: row.created_at, dsn: sentryDsn(publicUrl, row.public_key, row.project_id) };
 }
 
-/** Creates the app with its zeroed totals row, so ingestion only ever updates. */
-export async function insertApp(db: Kysely<Database>, app: AppRow): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx.insertInto('apps').values(app).execute();
+/** Creates the app with its zeroed totals row, so ingestion only ever updates. Returns the row with its project id. */
+export async function insertApp(db: Kysely<Database>, app: Insertable<AppsTable>): Promise<AppRow> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.insertInto('apps').values(app).returningAll().executeTakeFirstOrThrow();
     await trx.insertInto('app_totals').values({ app_key: app.app_key }).execute();
+    return row;
   });
+}
+
+/** The app a Sentry DSN's project id names, with the key that must come with it. */
+export async function findAppByProjectId(db: Kysely<Database>, projectId: number): Promise<Pick<AppRow, 'app_key' | 'public_key'> | undefined> {
+  return db.selectFrom('apps').select(['app_key', 'public_key']).where('project_id', '=', projectId).executeTakeFirst();
 }
 
 /** The caller's apps, oldest first. */

@@ -1,4 +1,5 @@
 // Group commit against a real database: the embedded one, or PostgreSQL with TEST_DATABASE_URL.
+import { randomBytes } from 'node:crypto';
 import type { StoredEvent } from '@collector/domain';
 import { afterAll, describe, expect, it } from 'vitest';
 import { insertApp } from './apps';
@@ -16,7 +17,7 @@ await database.db.insertInto('users').values({ id: userId, email: `${userId}@exa
 
 async function newApp(name: string) {
   const appKey = `web_${name}${suffix}${Math.random().toString(36).slice(2, 8)}`;
-  await insertApp(database.db, { app_key: appKey, user_id: userId, name, type: 'web', created_at: 0 });
+  await insertApp(database.db, { app_key: appKey, user_id: userId, name, type: 'web', created_at: 0, public_key: randomBytes(16).toString('hex') });
   return appKey;
 }
 

@@ -15,7 +15,7 @@ afterAll(() => database.close());
 const db = database.db;
 await migrateToLatest(db);
 await sql`insert into users (id, email, password_hash, created_at) values ('user_ret', 'ret@example.com', '-', 0)`.execute(db);
-await insertApp(db, { app_key: 'web_ret', user_id: 'user_ret', name: 'R', type: 'web', created_at: 0 });
+await insertApp(db, { app_key: 'web_ret', user_id: 'user_ret', name: 'R', type: 'web', created_at: 0, public_key: 'a'.repeat(32) });
 
 const partitionOf = async (eventId: string) =>
   (await sql<{ partition: string }>`select tableoid::regclass::text as partition from events where event_id = ${eventId}`.execute(db)).rows[0]?.partition;

@@ -24,6 +24,10 @@ export interface AppsTable {
   name: string;
   type: string;
   created_at: number;
+  /** The key in the app's Sentry DSN: 32 lowercase hex characters, random, unique. */
+  public_key: string;
+  /** The project id in the app's Sentry DSN: a positive integer from an identity sequence, unique. */
+  project_id: Generated<number>;
 }
 
 /** Running totals per app, kept in the ingesting transaction so the overview never scans events. */

@@ -16,4 +16,6 @@ export interface App {
   name: string;
   type: AppType;
   createdAt: number;
+  /** Where Sentry SDKs send this app's events (see sentry/dsn.ts). */
+  dsn: string;
 }

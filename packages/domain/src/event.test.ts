@@ -356,3 +356,19 @@ describe('displayMessage and errorTypeOf', () => {
     expect(errorTypeOf({ type: 'error', errorType: 'TypeError' })).toBe('TypeError');
   });
 });
+
+describe('judgeEvent: structured frames and level', () => {
+  it('keeps frames and level as sent', () => {
+    const frames = [{ function: 'renderCart', file: 'https://x.test/app.js', line: 1, column: 2, inApp: true }, { file: 'node:internal/x' }];
+    expect(accepted(valid({ frames, level: 'warning' }))).toMatchObject({ frames, level: 'warning' });
+  });
+
+  it('bounds them: frame count, text lengths, known levels', () => {
+    const frame = { function: 'f', file: 'a.js', line: 1 };
+    expect(rejected(valid({ frames: Array.from({ length: limits.stackFrames + 1 }, () => frame) })).message).toMatch(/^frames/);
+    expect(rejected(valid({ frames: [{ function: 'f'.repeat(limits.frameFunctionChars + 1) }] })).message).toMatch(/^frames/);
+    expect(rejected(valid({ frames: [{ file: 'a'.repeat(limits.frameFileChars + 1) }] })).message).toMatch(/^frames/);
+    expect(rejected(valid({ frames: [{ line: 1.5 }] })).message).toMatch(/^frames/);
+    expect(rejected(valid({ level: 'loud' })).message).toMatch(/^level/);
+  });
+});

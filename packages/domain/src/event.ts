@@ -39,6 +39,24 @@ export const requestInfoSchema = z.object({
   durationMs: z.number().min(0).max(86_400_000).optional(),
 });
 
+/** Severity, in Sentry's words: SDKs that send it are kept as they are; the batch SDK may send it too. */
+export const eventLevels = ['fatal', 'error', 'warning', 'info', 'debug'] as const;
+export type EventLevel = (typeof eventLevels)[number];
+
+/**
+ * One frame of a stack trace, kept beside the stack text so a dashboard can show frames as frames (and in-app code
+ * apart from libraries) whichever SDK sent them. Bounded: at most `limits.stackFrames` frames, innermost first.
+ */
+export const stackFrameSchema = z.object({
+  function: z.string().max(limits.frameFunctionChars).optional(),
+  file: z.string().max(limits.frameFileChars).optional(),
+  line: z.int().min(0).max(100_000_000).optional(),
+  column: z.int().min(0).max(100_000_000).optional(),
+  inApp: z.boolean().optional(),
+});
+
+export type StackFrame = z.output<typeof stackFrameSchema>;
+
 /** Fields with the same rule on the way in and on the way out. */
 const eventFields = {
   eventId: prefixedId('evt_', 64),
@@ -54,6 +72,8 @@ const eventFields = {
   userAgent: z.string().max(eventFieldChars.userAgent).optional(),
   release: z.string().max(eventFieldChars.release).optional(),
   environment: z.string().max(eventFieldChars.environment).optional(),
+  level: z.enum(eventLevels).optional(),
+  frames: z.array(stackFrameSchema).max(limits.stackFrames).optional(),
 };
 
 /** What an SDK sends: long texts are truncated rather than rejected, unknown fields dropped. */

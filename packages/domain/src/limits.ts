@@ -11,6 +11,10 @@ export const limits = {
   stackBytes: 64 * 1024,
   breadcrumbs: 100,
   breadcrumbMessageBytes: 2 * 1024,
+  /** Structured stack frames kept with an event (innermost first), and the length of each frame's texts. */
+  stackFrames: 100,
+  frameFunctionChars: 256,
+  frameFileChars: 1024,
   nestingDepth: 16,
   futureSkewMs: 60 * 1000,
   maxEventAgeMs: 30 * 24 * 60 * 60 * 1000,

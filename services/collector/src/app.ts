@@ -9,6 +9,8 @@ import { errorHandler, sendError } from './errors';
 import type { Logger } from './logger';
 import { assignRequestId, requestLogger } from './request-id';
 import { createRestAdapter, parseQueryString } from './rest-adapter';
+import { serveSdk } from './sdk';
+import { createSentryRoutes } from './sentry/routes';
 
 export interface AppOptions {
   database: DatabaseHandle;
@@ -18,6 +20,11 @@ export interface AppOptions {
   logger: Logger;
   clock?: () => number;
   trustProxy?: string | undefined;
+  /**
+   * The base of every app's DSN (PUBLIC_URL); asked when an app is shown, so it may depend on the port bound. Default:
+   * the contract's default address, http://localhost:3100 (startServer always passes the real one).
+   */
+  publicUrl?: () => string;
   version?: string;
   /** The built dashboard served at /; default services/dashboard/dist. A missing folder serves the API only. */
   dashboardDir?: string;
@@ -36,6 +43,7 @@ export function createApp(options: AppOptions) {
     eventWriter: new EventWriter(database.db, { concurrency: database.backend === 'embedded' ? 1 : 2 }),
     outcomes,
     knownApps,
+    publicUrl: options.publicUrl ?? (() => 'http://localhost:3100'),
   });
   const logError = (error: AppError, req: Request) => {
     if (error.code === 'INTERNAL') requestLogger(logger, req).error({ err: error.cause ?? error, method: req.method, path: req.path }, 'request failed');
@@ -90,6 +98,9 @@ export function createApp(options: AppOptions) {
       responseMeta: ({ errors }) => (errors[0] ? { headers: errorHeaders(toAppError(errors[0])) } : {}),
     }),
   );
+  app.use(serveSdk(logger));
+  // Sentry SDKs' endpoints read their bodies as streams of their own, so they come before the REST adapter.
+  app.use(createSentryRoutes(createContext));
   // The dashboard's files and its page for non-API paths; everything under /api still ends in the REST adapter.
   app.use(serveDashboard({ dir: options.dashboardDir ?? defaultDashboardDir, logger }));
   // A refused body counts as one too_large event of the app it names (its events were never read).

@@ -22,6 +22,11 @@ const envSchema = z
     INGEST_RATE_BURST: integer(5000, 50, 100_000_000),
     /** Express's "trust proxy": set it behind a reverse proxy so per-address throttling sees the client, not the proxy. */
     TRUST_PROXY: z.string().min(1).optional(),
+    /**
+     * The collector's address as SDKs and browsers reach it (behind a proxy: the proxy's), the base of every app's DSN.
+     * Unset: http://localhost:<PORT>, with the port actually bound.
+     */
+    PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
     /** Stored events older than this many days are deleted (at start, then hourly); totals keep counting them. */
     RETENTION_DAYS: integer(90, 1, 3650),
     /** Payloads kept per issue, the newest; older ones are deleted, counts stay exact. */
@@ -37,6 +42,7 @@ const envSchema = z
     ingestRateLimit: env.INGEST_RATE_LIMIT,
     ingestRateBurst: env.INGEST_RATE_BURST,
     trustProxy: env.TRUST_PROXY,
+    publicUrl: env.PUBLIC_URL,
     retention: { retentionDays: env.RETENTION_DAYS, maxEventsPerIssue: env.MAX_EVENTS_PER_ISSUE },
     logLevel: env.LOG_LEVEL,
   }));

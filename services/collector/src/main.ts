@@ -24,6 +24,7 @@ try {
     databasePoolSize: env.databasePoolSize,
     rateLimits: { ingestPerSecond: env.ingestRateLimit, ingestBurst: env.ingestRateBurst },
     trustProxy: env.trustProxy,
+    publicUrl: env.publicUrl,
     retention: env.retention,
     logger,
   });

@@ -15,6 +15,8 @@ export interface StartOptions {
   databasePoolSize?: number;
   rateLimits?: Partial<RateLimitConfig>;
   trustProxy?: string | undefined;
+  /** The base of every app's DSN; default http://localhost:<the port bound>. */
+  publicUrl?: string | undefined;
   clock?: () => number;
   /** RETENTION_DAYS and MAX_EVENTS_PER_ISSUE; without it no retention run is scheduled (tests that do not need one). */
   retention?: RetentionJobOptions | undefined;
@@ -50,10 +52,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }
   }
   const outcomes = new OutcomeCounter(database.db, { onError: (error) => logger.warn({ err: error }, 'outcomes not written yet; retrying') });
+  let boundPort = options.port;
   const app = createApp({
     database,
     logger,
     outcomes,
+    publicUrl: () => options.publicUrl ?? `http://localhost:${boundPort}`,
     clock: options.clock,
     trustProxy: options.trustProxy,
     rateLimits: { ...defaultRateLimits, ...options.rateLimits },
@@ -80,6 +84,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw error;
   });
   const { port } = server.address() as AddressInfo;
+  boundPort = port;
   // At start, then hourly; the server already serves while the first run goes on.
   const retention = options.retention ? startRetentionJob(database, options.retention, options.clock ?? Date.now, logger) : undefined;
   return {

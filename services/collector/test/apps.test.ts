@@ -8,12 +8,16 @@ describe('apps, happy paths', () => {
     const { token } = await signUp(server);
     const first = await server.call('POST', '/api/apps', { token, body: { name: '  Shop  ', type: 'web' } });
     expect(first.status).toBe(201);
-    expect(first.body.app).toEqual({ appKey: expect.stringMatching(/^web_[a-z0-9]{20}$/), name: 'Shop', type: 'web', createdAt: expect.any(Number) });
+    expect(first.body.app).toEqual({ appKey: expect.stringMatching(/^web_[a-z0-9]{20}$/), name: 'Shop', type: 'web', createdAt: expect.any(Number), dsn: expect.stringMatching(/^http:\/\/[0-9a-f]{32}@localhost:\d+\/\d+$/) });
     const second = await createApp(server, token, { name: 'Mobile', type: 'react-native' });
     expect(second.appKey).toMatch(/^react-native_[a-z0-9]{20}$/);
     const list = await server.call('GET', '/api/apps', { token });
     expect(list.status).toBe(200);
     expect(list.body).toEqual({ apps: [first.body.app, second] });
+    // Without PUBLIC_URL the DSN names this server, on the port it listens on; each app its own key and project.
+    expect(new URL(first.body.app.dsn).host).toBe(new URL(server.url).host);
+    expect(new URL(second.dsn).username).not.toBe(new URL(first.body.app.dsn).username);
+    expect(new URL(second.dsn).pathname).not.toBe(new URL(first.body.app.dsn).pathname);
   });
 
   it('takes every documented type', async () => {

@@ -135,7 +135,7 @@ export async function signUp(server: TestServer, email = uniqueEmail()) {
 export async function createApp(server: TestServer, token: string, app: { name?: string; type?: string } = {}) {
   const reply = await server.call('POST', '/api/apps', { token, body: { name: app.name ?? 'Shop', type: app.type ?? 'web' } });
   if (reply.status !== 201) throw new Error(`create app failed: ${reply.status} ${JSON.stringify(reply.body)}`);
-  return reply.body.app as { appKey: string; name: string; type: string; createdAt: number };
+  return reply.body.app as { appKey: string; name: string; type: string; createdAt: number; dsn: string };
 }
 
 let sequence = 0;

@@ -106,12 +106,16 @@ describe('OpenAPI document', () => {
         'POST /api/auth/logout',
         'POST /api/auth/register',
         'POST /api/events/batch',
+        'POST /api/{projectId}/envelope',
+        'POST /api/{projectId}/store',
+        'GET /sdk/collector.min.js',
       ].sort(),
     );
     const statuses = Object.fromEntries(operations.map((operation) => [operation.route, Object.keys(operation.responses).sort()]));
     expect(statuses['POST /api/auth/register']).toEqual(['201', '400', '405', '409', '413', '415', '429', '500', '503']);
     expect(statuses['POST /api/auth/logout']).toEqual(['204', '400', '401', '405', '413', '415', '500', '503']);
     expect(statuses['POST /api/events/batch']).toEqual(['200', '400', '403', '405', '413', '415', '429', '500', '503']);
+    expect(statuses['POST /api/{projectId}/envelope']).toEqual(['200', '400', '403', '405', '413', '415', '429', '500', '503']);
     expect(statuses['GET /api/issues/{id}']).toEqual(['200', '400', '401', '404', '405', '500', '503']);
     for (const operation of operations.filter((each) => each.route.includes('/api/') && !each.route.includes('openapi'))) {
       for (const [code, response] of Object.entries(operation.responses)) {
@@ -132,7 +136,7 @@ describe('OpenAPI document', () => {
     expect(document.paths['/api/auth/register'].post.requestBody.content['application/json'].schema.properties.email.format).toBe('email');
     expect(document.components.schemas.User.properties.email.format).toBe('email');
     expect(document.paths['/api/apps'].post.requestBody.content['application/json'].schema.properties.name.description).toMatch(/after .*trimmed/);
-    const publicOperations = ['POST /api/auth/register', 'POST /api/auth/login', 'POST /api/events/batch', 'GET /healthz', 'GET /readyz', 'GET /api/openapi.json'];
+    const publicOperations = ['POST /api/auth/register', 'POST /api/auth/login', 'POST /api/events/batch', 'GET /healthz', 'GET /readyz', 'GET /api/openapi.json', 'POST /api/{projectId}/envelope', 'POST /api/{projectId}/store', 'GET /sdk/collector.min.js'];
     for (const [path, methods] of Object.entries<Record<string, { security?: unknown }>>(document.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
         const route = `${method.toUpperCase()} ${path}`;

@@ -160,7 +160,7 @@ async function simulatedDays(admin: pg.Client, options: DiskBenchOptions): Promi
   options.cleanups.push(() => client.end());
   const appKey = 'web_disk_bench';
   await sql`insert into users (id, email, password_hash, created_at) values ('user_disk_bench', 'disk@bench.example', 'x', 0)`.execute(database.db);
-  await sql`insert into apps (app_key, user_id, name, type, created_at) values (${appKey}, 'user_disk_bench', 'Disk', 'web', 0)`.execute(database.db);
+  await sql`insert into apps (app_key, user_id, name, type, created_at, public_key) values (${appKey}, 'user_disk_bench', 'Disk', 'web', 0, ${'d'.repeat(32)})`.execute(database.db);
   await sql`insert into app_totals (app_key) values (${appKey})`.execute(database.db);
   const writer = new EventWriter(database.db, { concurrency: 2 });
   const source = createEventSource({ seed: 7 });

@@ -6,7 +6,9 @@
 //   pnpm bench --disk          disk (disk.ts): bytes per event, 60 simulated days with RETENTION_DAYS=7, p99 during a
 //                              retention run; --events 1000000 --days 60 --events-per-day 100000 --retention-days 7
 //                              --delete-events 1000000 --rate 2000 (events/s of the load in part 3) --seconds 10 --parts 1,2,3
-//   pnpm bench --all           all three, one after the other
+//   pnpm bench --sentry        the Sentry endpoints (envelope, gzipped store) against the batch endpoint, per event (sentry.ts);
+//                              PostgreSQL, or the embedded backend with --embedded
+//   pnpm bench --all           postgres, embedded and queries, one after the other
 //   options: --seconds 10 --rounds 2 --warmup 3 --connections 32 --pool 10 --skip-paced --paced-share 0.8
 //            --profile (both servers under --cpu-prof, summarised at the end) --node-args "..." (both servers)
 //            --collector-node-args "..." (the collector only, e.g. a heap cap) --pg-url URL
@@ -36,14 +38,16 @@ import { closedLoopRound, emptyTally, pacedRound, type Tally, type Target } from
 import { busyMs, summarizeProfile } from './profile';
 import { runDiskBench } from './disk';
 import { runQueryBench } from './queries';
+import { createSentryApp, emptySentryTally, type SentryKind, sentryEventSource, sentryRound } from './sentry';
 
 const { flags, number } = parseFlags(
-  `pnpm bench [--embedded | --queries | --disk | --all] [--events 1000000] [--days 60 --events-per-day 100000 --retention-days 7 --delete-events 1000000 --rate 2000 --parts 1,2,3] [--calls 200] [--seconds 10] [--rounds 2] [--warmup 3] [--connections 32] [--pool 10]
+  `pnpm bench [--embedded | --queries | --sentry [--embedded] | --disk | --all] [--events 1000000] [--days 60 --events-per-day 100000 --retention-days 7 --delete-events 1000000 --rate 2000 --parts 1,2,3] [--calls 200] [--seconds 10] [--rounds 2] [--warmup 3] [--connections 32] [--pool 10]
            [--reuse-db NAME --seed-file FILE] [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--collector-node-args "--max-old-space-size=256"] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`,
   {
     embedded: { type: 'boolean', default: false },
     all: { type: 'boolean', default: false },
     queries: { type: 'boolean', default: false },
+    sentry: { type: 'boolean', default: false },
     disk: { type: 'boolean', default: false },
     days: { type: 'string', default: '60' },
     'events-per-day': { type: 'string', default: '100000' },
@@ -467,12 +471,89 @@ async function runMode(backend: 'postgres' | 'embedded') {
   return lossFree;
 }
 
+// ---------------------------------------------------------------- Sentry endpoints
+
+/** One collector; rounds alternate batch, envelope and store, the same events underneath; compared per event. */
+async function runSentryMode(backend: 'postgres' | 'embedded') {
+  const started = Date.now();
+  const store = backend === 'postgres' ? await postgresStore() : await embeddedStore();
+  const port = await freePort();
+  const collector = await startChild({
+    name: 'collector',
+    script: join(repoRoot, 'services/collector/src/main.ts'),
+    cwd: repoRoot,
+    port,
+    nodeArgs: (flags['collector-node-args'] as string).split(/\s+/).filter(Boolean),
+    env: { ...store.collectorEnv, PORT: String(port), HOST: '127.0.0.1', INGEST_RATE_LIMIT: '0', LOG_LEVEL: 'warn' },
+  });
+  cleanups.push(() => collector.stop());
+  const app = await createSentryApp(collector.origin);
+  const source = createEventSource();
+  const nextEvent = sentryEventSource(source);
+  const batchTarget: Target = { name: 'collector', origin: collector.origin, appKey: app.appKey };
+  const batchTally = emptyTally();
+  const sentryTally = emptySentryTally();
+  const rows: Array<{ label: string; kind: string; eventsPerSecond: number; p50: number; p99: number; non2xx: number; errors: number; accepted: number; seconds: number; serverUs: number }> = [];
+  const round = async (label: string, kind: 'batch' | SentryKind, seconds: number) => {
+    const cpuBefore = processCpuMs(collector.pid);
+    const result =
+      kind === 'batch'
+        ? await closedLoopRound(batchTarget, source, batchTally, { connections: options.connections, seconds })
+        : await sentryRound(kind, app, nextEvent, sentryTally, { connections: options.connections, seconds });
+    const serverUs = ((processCpuMs(collector.pid) - cpuBefore) * 1000) / result.accepted;
+    rows.push({ label, kind, ...result, serverUs });
+    process.stderr.write(`  ${label} ${kind}: ${fmt(result.eventsPerSecond)} events/s, p99 ${fmt(result.p99)} ms\n`);
+  };
+  process.stderr.write(`sentry (${backend}): collector up in ${((Date.now() - started) / 1000).toFixed(1)} s; running\n`);
+  const kinds = ['batch', 'envelope', 'store'] as const;
+  if (options.warmup > 0) for (const kind of kinds) await round('warm-up', kind, options.warmup);
+  for (let n = 1; n <= options.rounds; n++) for (const kind of kinds) await round(`round ${n}`, kind, options.seconds);
+  await collector.stop();
+  const stored = await store.count('collector');
+
+  const out: string[] = [''];
+  out.push(`== Sentry endpoints against the batch endpoint, ${backend === 'postgres' ? 'PostgreSQL' : 'embedded (PGlite)'} backend ==`);
+  out.push(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}; ${store.describe}`);
+  out.push(
+    `load: ${options.connections} connections; batch: ${source.batchSize} events a request; envelope: one @sentry/browser-shaped event a request; ` +
+      `store: one event a request, gzipped, X-Sentry-Auth; ${options.rounds} x ${options.seconds} s rounds alternating after ${options.warmup} s warm-up each`,
+  );
+  out.push('');
+  out.push(`${'round'.padEnd(11)}${'endpoint'.padEnd(10)}${pad('events/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('non-2xx', 8)}${pad('errors', 7)}${pad('server µs/event', 17)}`);
+  for (const row of rows) {
+    out.push(`${row.label.padEnd(11)}${row.kind.padEnd(10)}${pad(fmt(row.eventsPerSecond), 9)}${pad(fmt(row.p50, 1), 8)}${pad(fmt(row.p99, 1), 8)}${pad(String(row.non2xx), 8)}${pad(String(row.errors), 7)}${pad(fmt(row.serverUs), 17)}`);
+  }
+  const rate = (kind: string) => {
+    const list = rows.filter((row) => row.kind === kind && row.label.startsWith('round'));
+    return list.reduce((sum, row) => sum + row.accepted, 0) / list.reduce((sum, row) => sum + row.seconds, 0);
+  };
+  const batchRate = rate('batch');
+  out.push('');
+  out.push('targets:');
+  let ok = true;
+  for (const kind of ['envelope', 'store']) {
+    const ratio = rate(kind) / batchRate;
+    ok &&= ratio >= 0.8;
+    out.push(`  [${ratio >= 0.8 ? 'met' : 'NOT met'}] ${kind} >= 0.8x the batch endpoint per event: ${fmt(rate(kind))} vs ${fmt(batchRate)} events/s = ${ratio.toFixed(2)}x`);
+  }
+  const expected = batchTally.accepted + sentryTally.accepted;
+  const lossFree = stored.events === expected && stored.issueEvents === stored.events && batchTally.non2xx === 0 && sentryTally.non2xx === 0;
+  out.push(`  [${lossFree ? 'met' : 'NOT met'}] zero events lost, zero non-2xx: stored ${stored.events}, answered as stored ${expected} (batch ${batchTally.accepted}, Sentry ${sentryTally.accepted}), non-2xx ${batchTally.non2xx + sentryTally.non2xx}`);
+  for (const sample of [...batchTally.samples, ...sentryTally.samples]) out.push(`  sample answer: ${sample}`);
+  out.push(`(sentry ${backend} run took ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  console.log(out.join('\n'));
+  await cleanup();
+  return ok && lossFree;
+}
+
 // ---------------------------------------------------------------- main
 
-const modes: ('postgres' | 'embedded' | 'queries' | 'disk')[] = flags.all
+const modes: ('postgres' | 'embedded' | 'queries' | 'sentry' | 'disk')[] = flags.all
   ? ['postgres', 'embedded', 'queries']
-  : flags.disk
-    ? ['disk']
+  : flags.sentry
+    ? ['sentry']
+    : flags.disk
+      ? ['disk']
     : flags.queries
     ? ['queries']
     : flags.embedded
@@ -481,7 +562,9 @@ const modes: ('postgres' | 'embedded' | 'queries' | 'disk')[] = flags.all
 await exitAfter(async () => {
   let ok = true;
   for (const mode of modes) {
-    if (mode === 'disk') {
+    if (mode === 'sentry') {
+      ok = (await runSentryMode(flags.embedded ? 'embedded' : 'postgres')) && ok;
+    } else if (mode === 'disk') {
       const parts = new Set(String(flags.parts).split(',').map(Number));
       const lines = await runDiskBench({ repoRoot, adminUrl, ...options, parts, cleanups });
       console.log(lines.join('\n'));

@@ -10,6 +10,7 @@ import {
   authLogout,
   authMe,
   authRegister,
+  browserSdk,
   type ErrorResponse,
   eventsIngest,
   healthz,
@@ -20,6 +21,8 @@ import {
   overviewGet,
   overviewTimeseries,
   readyz,
+  sentryEnvelope,
+  sentryStore,
 } from '../generated/client';
 import { client } from '../generated/client/client.gen';
 
@@ -60,6 +63,16 @@ export async function callEveryOperation(baseUrl: string): Promise<string[]> {
     body: { appKey, events: [{ eventId: 'evt_every_operation', type: 'error', timestamp: now, errorType: 'TypeError', message: 'x is undefined' }] },
   });
   lines.push(`ingest accepted ${ingested.data?.accepted ?? codeOf(ingested.error)}`);
+
+  // What a Sentry SDK does with the app's DSN: an envelope with the key in the query, an event to /store/ with it in X-Sentry-Auth.
+  const dsn = new URL(created.data.app.dsn);
+  const projectId = Number(dsn.pathname.split('/').at(-1));
+  const envelope = await sentryEnvelope({ path: { projectId }, query: { sentry_key: dsn.username }, body: '{}\n{"type":"event"}\n{"message":"hello"}\n' });
+  lines.push(`sentry envelope ${envelope.data?.id ?? codeOf(envelope.error)}`);
+  const stored = await sentryStore({ path: { projectId }, headers: { 'X-Sentry-Auth': `Sentry sentry_key=${dsn.username}, sentry_version=7` }, body: { message: 'hello' } });
+  lines.push(`sentry store ${stored.data?.id ?? codeOf(stored.error)}`);
+  const sdk = await browserSdk();
+  lines.push(`browser sdk ${sdk.response.status}`);
 
   const hourAgo = now - 3_600_000;
   const overview = await overviewGet({ ...auth, query: { appKey, from: hourAgo, to: now } });

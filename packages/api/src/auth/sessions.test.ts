@@ -24,6 +24,7 @@ const callerAs = (authorization?: string) =>
       eventWriter: new EventWriter(database.db),
       outcomes: new OutcomeCounter(database.db),
       knownApps: new KnownApps(database.db),
+      publicUrl: () => 'http://localhost:3100',
       authorization,
       clientAddress: '192.0.2.1',
       requestId: 'test',

@@ -39,7 +39,7 @@ describe('migration 0008: activity kinds in words', () => {
       select window_users, window_issues from overview_window(array['web_m'], null, ${99 * HOUR}::int8, ${200 * HOUR}::int8)`.execute(db);
     expect(rows).toEqual([{ window_users: 1, window_issues: 1 }]);
 
-    // Back to 0007, through the downs of the migrations after 0008 too (it is not the last one any more).
+    // Back to 0007 (later migrations, such as 0009, go down first).
     expect((await migrator.migrateTo('2026_11_21_0007_activity_by_hour')).error).toBeUndefined();
     expect(await kinds()).toEqual([...Array(6).fill('i'), ...Array(6).fill('u')]);
     const { rows: before } = await sql<{ w_users: number; w_issues: number }>`

@@ -8,6 +8,7 @@ import * as eventsWindowIndex from './2026_11_21_0005_events_window_index';
 import * as overviewWindow from './2026_11_21_0006_overview_window';
 import * as activityByHour from './2026_11_21_0007_activity_by_hour';
 import * as activityKindNames from './2026_11_23_0008_activity_kind_names';
+import * as appDsn from './2026_11_23_0009_app_dsn';
 import * as retention from './2026_11_23_0011_retention';
 
 export const migrations: Record<string, Migration> = {
@@ -19,5 +20,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_21_0006_overview_window': overviewWindow,
   '2026_11_21_0007_activity_by_hour': activityByHour,
   '2026_11_23_0008_activity_kind_names': activityKindNames,
+  '2026_11_23_0009_app_dsn': appDsn,
   '2026_11_23_0011_retention': retention,
 };

@@ -1,5 +1,6 @@
 // What the write path's tests share (tests only): a migrated database, the embedded one or PostgreSQL with
 // TEST_DATABASE_URL; an account with fresh apps; and a store call made as EventWriter makes it, one group at a time.
+import { randomBytes } from 'node:crypto';
 import { HOUR, type StoredEvent } from '@collector/domain';
 import { afterAll } from 'vitest';
 import { insertApp } from '../apps';
@@ -20,7 +21,7 @@ export async function openWritePathDatabase(name: string) {
     await db.insertInto('users').values({ id: userId, email: `${userId}@example.com`, password_hash: '-', created_at: 0 }).execute();
     const newApp = async () => {
       const appKey = `web_${name}${Math.random().toString(36).slice(2, 10)}`;
-      await insertApp(db, { app_key: appKey, user_id: userId, name, type: 'web', created_at: 0 });
+      await insertApp(db, { app_key: appKey, user_id: userId, name, type: 'web', created_at: 0, public_key: randomBytes(16).toString('hex') });
       return appKey;
     };
     return { userId, newApp };

@@ -1,7 +1,8 @@
-// One app: its appKey, and how to send it events.
+// One app: its appKey and DSN, and how to send it events: our script tag for web apps, a Sentry SDK for the others.
 import { CopyButton } from '../copy-button';
 import { Link, paths, useTitle } from '../navigation';
-import { curlSnippet, sdkSnippet } from '../sdk-snippet';
+import type { App } from '../api';
+import { curlSnippet, sdkSnippet, sentrySetup } from '../sdk-snippet';
 import { EmptyState, ErrorState, Loading } from '../states';
 import { Time } from '../time';
 import { useWorkspace } from '../workspace';
@@ -54,14 +55,21 @@ export function AppScreen({ appKey }: { appKey: string }) {
               <CopyButton text={app.appKey} label="Copy appKey" />
             </div>
           </section>
-          <section className="panel" aria-labelledby="snippet-title">
-            <h2 id="snippet-title">Add the SDK</h2>
-            <p>Put this at the top of every page, before your own scripts:</p>
-            {/* Focusable so that a keyboard can scroll a long snippet. */}
-            <pre className="snippet" tabIndex={0} aria-label="SDK snippet">
-              {sdkSnippet({ appKey: app.appKey, endpoint })}
-            </pre>
-            <CopyButton text={sdkSnippet({ appKey: app.appKey, endpoint })} label="Copy snippet" />
+          <section className="panel" aria-labelledby="dsn-title">
+            <h2 id="dsn-title">DSN</h2>
+            <p className="muted">
+              Sentry SDKs send events to this address, unmodified. Like the appKey it ships in your app and can only add events.
+            </p>
+            <div className="key-row">
+              <code className="app-key" data-dsn={app.dsn}>
+                {app.dsn}
+              </code>
+              <CopyButton text={app.dsn} label="Copy DSN" />
+            </div>
+          </section>
+          {app.type === 'web' ? <ScriptTagSetup app={app} endpoint={endpoint} /> : <SentrySetup app={app} />}
+          <section className="panel" aria-labelledby="test-title">
+            <h2 id="test-title">Try it</h2>
             <details className="more">
               <summary>Send a test event from a shell</summary>
               <pre className="snippet" tabIndex={0} aria-label="curl command">
@@ -73,5 +81,43 @@ export function AppScreen({ appKey }: { appKey: string }) {
         </>
       )}
     </>
+  );
+}
+
+/** Web apps: the collector's own browser SDK, one script tag served by the collector itself. */
+function ScriptTagSetup({ app, endpoint }: { app: App; endpoint: string }) {
+  const snippet = sdkSnippet({ appKey: app.appKey, endpoint });
+  return (
+    <section className="panel" aria-labelledby="snippet-title">
+      <h2 id="snippet-title">Add the SDK</h2>
+      <p>Put this at the top of every page, before your own scripts:</p>
+      {/* Focusable so that a keyboard can scroll a long snippet. */}
+      <pre className="snippet" tabIndex={0} aria-label="SDK snippet">
+        {snippet}
+      </pre>
+      <CopyButton text={snippet} label="Copy snippet" />
+      <p className="muted">Already using Sentry's browser SDK? Point it at the DSN above instead.</p>
+    </section>
+  );
+}
+
+/** Every other type: the platform's Sentry SDK with the app's DSN. */
+function SentrySetup({ app }: { app: App }) {
+  const setup = sentrySetup({ type: app.type, dsn: app.dsn });
+  return (
+    <section className="panel" aria-labelledby="snippet-title">
+      <h2 id="snippet-title">Add the Sentry SDK</h2>
+      {setup.install && (
+        <p>
+          Install: <code>{setup.install}</code>
+        </p>
+      )}
+      <p>{setup.where}</p>
+      {/* Focusable so that a keyboard can scroll a long snippet. */}
+      <pre className="snippet" tabIndex={0} aria-label="SDK snippet">
+        {setup.code}
+      </pre>
+      <CopyButton text={setup.code} label="Copy snippet" />
+    </section>
   );
 }

@@ -161,7 +161,20 @@ function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; late
             {event.request.durationMs !== undefined && ` after ${formatNumber(event.request.durationMs)} ms`}
           </p>
         )}
-        {event.stack ? (
+        {event.frames && event.frames.length > 0 ? (
+          <>
+            <StackFrames frames={event.frames} />
+            {event.stack && (
+              <details className="more">
+                <summary>Raw stack trace</summary>
+                {/* Focusable so that a keyboard can scroll a long snippet. */}
+                <pre className="stack" tabIndex={0} aria-label="Stack trace">
+                  {event.stack}
+                </pre>
+              </details>
+            )}
+          </>
+        ) : event.stack ? (
           // Focusable so that a keyboard can scroll a long trace.
           <pre className="stack" tabIndex={0} aria-label="Stack trace">
             {event.stack}
@@ -207,5 +220,43 @@ function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; late
         </dl>
       </section>
     </>
+  );
+}
+
+type Frame = NonNullable<StoredEvent['frames']>[number];
+
+/** The last part of a path or URL (what a person looks for first); the whole of it is shown beneath. */
+function fileName(file: string): string {
+  const path = file.split(/[?#]/, 1)[0] ?? file;
+  return path.slice(path.lastIndexOf('/') + 1) || file;
+}
+
+/**
+ * Structured frames, innermost first, whichever SDK sent them: the app's own code stands out, libraries and runtime
+ * frames are quieter; the file name comes first and the full path wraps, so a phone shows both without scrolling.
+ */
+function StackFrames({ frames }: { frames: Frame[] }) {
+  return (
+    <ol className="frames" aria-label="Stack frames">
+      {frames.map((frame, index) => (
+        // Frames have no id and never reorder: their index is their key.
+        <li key={index} className={frame.inApp ? 'frame in-app' : 'frame'}>
+          <div className="frame-head">
+            <code className="frame-function">{frame.function || '<anonymous>'}</code>
+            {frame.inApp && <span className="frame-tag">your code</span>}
+          </div>
+          {frame.file && (
+            <div className="frame-location">
+              <code>
+                <span className="frame-file">{fileName(frame.file)}</span>
+                {frame.line !== undefined && `:${frame.line}`}
+                {frame.column !== undefined && `:${frame.column}`}
+              </code>
+              {fileName(frame.file) !== frame.file && <span className="frame-path">{frame.file}</span>}
+            </div>
+          )}
+        </li>
+      ))}
+    </ol>
   );
 }

@@ -1,5 +1,5 @@
 import { insertApp, toApp } from '@collector/db';
-import { newAppKey } from '../../ids';
+import { newAppKey, newPublicKey } from '../../ids';
 import { authedProcedure } from '../../trpc';
 import { createAppMeta, ZCreateAppRequestSchema, ZCreateAppResponseSchema } from './create.types';
 
@@ -8,7 +8,13 @@ export const createAppRoute = authedProcedure
   .input(ZCreateAppRequestSchema)
   .output(ZCreateAppResponseSchema)
   .mutation(async ({ ctx, input }) => {
-    const row = { app_key: newAppKey(input.type), user_id: ctx.session.user.id, name: input.name, type: input.type, created_at: ctx.clock() };
-    await insertApp(ctx.db, row);
-    return { app: toApp(row) };
+    const row = await insertApp(ctx.db, {
+      app_key: newAppKey(input.type),
+      user_id: ctx.session.user.id,
+      name: input.name,
+      type: input.type,
+      created_at: ctx.clock(),
+      public_key: newPublicKey(),
+    });
+    return { app: toApp(row, ctx.publicUrl()) };
   });

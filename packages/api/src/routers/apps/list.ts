@@ -6,4 +6,4 @@ export const listAppsRoute = authedProcedure
   .meta(listAppsMeta)
   .input(ZListAppsRequestSchema)
   .output(ZListAppsResponseSchema)
-  .query(async ({ ctx }) => ({ apps: (await listApps(ctx.db, ctx.session.user.id)).map(toApp) }));
+  .query(async ({ ctx }) => ({ apps: (await listApps(ctx.db, ctx.session.user.id)).map((row) => toApp(row, ctx.publicUrl())) }));

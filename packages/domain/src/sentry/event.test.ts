@@ -1,0 +1,188 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { judgeEvent, type StoredEvent } from '../event';
+import { computeFingerprint } from '../fingerprint';
+import { limits } from '../limits';
+import { anonymousIdFor, fromSentryEvent, sentryTimestamp } from './event';
+
+// Events the real SDKs sent (services/collector/test/fixtures/sentry, captured by capture.ts there).
+const fixtures = new URL('../../../../services/collector/test/fixtures/sentry/', import.meta.url);
+type Json = Record<string, unknown>;
+
+function fixtureEvents(): Array<{ file: string; event: Json }> {
+  const found: Array<{ file: string; event: Json }> = [];
+  for (const file of readdirSync(fixtures)) {
+    if (!/\.(envelope|store)(\.gz)?$/.test(file)) continue;
+    const raw = readFileSync(new URL(file, fixtures));
+    const text = (file.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8');
+    if (file.includes('.store')) {
+      found.push({ file, event: JSON.parse(text) });
+      continue;
+    }
+    // These envelopes hold items without `length`, one JSON line each: header, item header, payload...
+    const lines = text.split('\n').filter((line) => line !== '');
+    for (let i = 1; i + 1 < lines.length; i += 2) {
+      if (JSON.parse(lines[i] as string).type === 'event') found.push({ file, event: JSON.parse(lines[i + 1] as string) });
+    }
+  }
+  return found;
+}
+
+const RECEIVED_AT = Date.parse('2026-11-23T01:00:00Z');
+const APP_KEY = 'node_0123456789abcdef';
+
+function judged(event: Json): StoredEvent {
+  const verdict = judgeEvent(fromSentryEvent(event, { receivedAt: RECEIVED_AT, eventId: 'generated' }), { appKey: APP_KEY, receivedAt: RECEIVED_AT });
+  if (!verdict.ok) throw new Error(`rejected: ${verdict.message}`);
+  return verdict.event;
+}
+
+function fixtureWith(message: string): { file: string; event: StoredEvent } {
+  const match = fixtureEvents()
+    .map(({ file, event }) => ({ file, event: judged(event) }))
+    .find(({ event }) => event.message === message);
+  if (!match) throw new Error(`no fixture event with message ${message}`);
+  return match;
+}
+
+describe('fromSentryEvent on what the real SDKs send', () => {
+  it('accepts every captured event', () => {
+    const events = fixtureEvents();
+    expect(events.length).toBeGreaterThanOrEqual(10);
+    for (const { event } of events) expect(judged(event).eventId).toBe(`evt_${event.event_id}`);
+  });
+
+  it('@sentry/node: the exception, its frames innermost first, user, release, breadcrumbs', () => {
+    const { event } = fixtureWith('card declined for amount 1999');
+    expect(event).toMatchObject({ type: 'error', errorType: 'TypeError', platform: 'node', sdkVersion: '11.12.0', release: 'shop-api@2.1.0', environment: 'staging', level: 'error', anonymousId: 'anon_node-user-7' });
+    const lines = event.stack?.split('\n') ?? [];
+    expect(lines[0]).toBe('TypeError: card declined for amount 1999');
+    expect(lines[1]).toMatch(/^ {4}at chargeCard \(\/.*node-client\.mjs:11:9\)$/);
+    expect(lines[2]).toMatch(/^ {4}at checkout \(/);
+    expect(event.frames?.[0]).toMatchObject({ function: 'chargeCard', line: 11, column: 9, inApp: true });
+    expect(event.frames?.at(-1)).toMatchObject({ inApp: false, file: 'node:internal/modules/run_main' });
+    expect(event.breadcrumbs?.some((crumb) => crumb.message === 'added item 42' && crumb.category === 'cart')).toBe(true);
+    // Grouped by the same rule as the batch endpoint's events: type, message and top frames.
+    expect(event.fingerprint).toBe(computeFingerprint({ errorType: 'TypeError', message: event.message, stack: event.stack }));
+  });
+
+  it('@sentry/node: captureMessage is a Message with its level', () => {
+    const { event } = fixtureWith('inventory sync finished late');
+    expect(event).toMatchObject({ type: 'error', errorType: 'Message', level: 'warning' });
+  });
+
+  it('@sentry/node: a client fingerprint list with {{ default }} makes its own group', () => {
+    const { event } = fixtureWith('refund exceeds charge');
+    const serverOwn = computeFingerprint({ errorType: 'RangeError', message: event.message, stack: event.stack });
+    expect(event.fingerprint).toMatch(/^RangeError:[0-9a-f]{16}$/);
+    expect(event.fingerprint).not.toBe(serverOwn);
+  });
+
+  it('@sentry/node: the event over 32 KiB, sent gzipped', () => {
+    const { file, event } = fixtureWith('cart too large to save');
+    expect(file).toMatch(/\.gz$/);
+    expect(event.errorType).toBe('Error');
+  });
+
+  it('python sentry-sdk: RFC 3339 timestamps without a zone, breadcrumbs as { values }, user.id', () => {
+    const { event } = fixtureWith("invalid literal for int() with base 10: '12a'");
+    expect(event).toMatchObject({ errorType: 'ValueError', platform: 'python', sdkVersion: '1.9.10', release: 'billing@3.0.1', anonymousId: 'anon_py-user-3' });
+    expect(event.frames?.[0]).toMatchObject({ function: 'parse_invoice', file: 'python-client.py', line: 13, inApp: true });
+    expect(event.breadcrumbs?.[0]).toMatchObject({ category: 'db', message: 'select invoices' });
+    expect(event.breadcrumbs?.[0]?.timestamp).toBeGreaterThan(RECEIVED_AT - 30 * 86_400_000);
+    expect(fixtureWith('nightly export skipped').event).toMatchObject({ errorType: 'Message', level: 'warning' });
+  });
+
+  it('@sentry/browser: uncaught error, unhandled rejection, message and a failed fetch', () => {
+    const uncaught = fixtureWith("Cannot read properties of undefined (reading 'items')").event;
+    expect(uncaught).toMatchObject({ type: 'error', errorType: 'TypeError', platform: 'javascript', anonymousId: 'anon_browser-user-1' });
+    expect(uncaught.url).toMatch(/\/checkout\?step=2$/);
+    expect(uncaught.userAgent).toMatch(/HeadlessChrome/);
+    expect(uncaught.frames?.[0]).toMatchObject({ function: 'renderCart', inApp: true });
+    expect(fixtureWith('payment declined').event.errorType).toBe('Error');
+    // captureMessage attaches a synthetic exception, without a type, only to carry a stack.
+    expect(fixtureWith('checkout opened without items').event).toMatchObject({ errorType: 'Message', level: 'info' });
+    const failed = fixtureWith('HTTP Client Error with status code: 500').event;
+    expect(failed).toMatchObject({ type: 'request', request: { method: 'GET', status: 500 } });
+    expect(failed.request?.url).toMatch(/\/api\/stock\?item=42$/);
+  });
+});
+
+describe('fromSentryEvent, field by field', () => {
+  const map = (event: Json) => fromSentryEvent(event, { receivedAt: RECEIVED_AT, eventId: 'fallback' });
+
+  it('takes float seconds and RFC 3339; a missing or unreadable timestamp is the time of receipt', () => {
+    expect(sentryTimestamp(1_795_395_408.291)).toBe(1_795_395_408_291);
+    expect(sentryTimestamp('2026-11-23T00:56:43.586460Z')).toBe(Date.parse('2026-11-23T00:56:43.586Z'));
+    expect(sentryTimestamp('2026-11-23T00:56:43.586460')).toBe(Date.parse('2026-11-23T00:56:43.586Z'));
+    expect(sentryTimestamp('2026-11-23T02:56:43+02:00')).toBe(Date.parse('2026-11-23T00:56:43Z'));
+    for (const value of [undefined, 'yesterday', '1795395408', Number.NaN, {}, null]) expect(map({ timestamp: value }).timestamp).toBe(RECEIVED_AT);
+  });
+
+  it('the event id: its own, else the one given', () => {
+    expect(map({ event_id: 'abc' }).eventId).toBe('evt_abc');
+    expect(map({}).eventId).toBe('evt_fallback');
+  });
+
+  it('the main exception is the last of the chain; the causes follow it in the stack text', () => {
+    const frame = (fn: string) => ({ stacktrace: { frames: [{ function: fn, filename: 'app.js', lineno: 1 }] } });
+    const event = map({ exception: { values: [{ type: 'IOError', value: 'disk full', ...frame('write') }, { type: 'SaveError', value: 'could not save', ...frame('save') }] } });
+    expect(event).toMatchObject({ errorType: 'SaveError', message: 'could not save' });
+    expect(event.stack).toBe('SaveError: could not save\n    at save (app.js:1)\nCaused by: IOError: disk full\n    at write (app.js:1)');
+    expect(event.frames).toEqual([{ function: 'save', file: 'app.js', line: 1 }]);
+  });
+
+  it('message from message, message.formatted, logentry.formatted or logentry.message', () => {
+    expect(map({ message: 'a' }).message).toBe('a');
+    expect(map({ message: { formatted: 'b' } }).message).toBe('b');
+    expect(map({ logentry: { formatted: 'c', message: 'c %s' } }).message).toBe('c');
+    expect(map({ logentry: { message: 'd %s' } })).toMatchObject({ message: 'd %s', errorType: 'Message' });
+  });
+
+  it('the anonymous id: user.id, else e-mail, else address, always within the id pattern and distinct', () => {
+    expect(map({ user: { id: 42, email: 'a@b.c' } }).anonymousId).toBe('anon_42');
+    expect(map({ user: { email: 'a@b.c', ip_address: '10.0.0.1' } }).anonymousId).toBe(anonymousIdFor('a@b.c'));
+    expect(map({ user: { ip_address: '{{auto}}' } }).anonymousId).toBeUndefined();
+    expect(anonymousIdFor('a.b')).not.toBe(anonymousIdFor('a_b'));
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 300, unit: 'grapheme' }), (id) => {
+        expect(anonymousIdFor(id)).toMatch(/^anon_[A-Za-z0-9_-]{1,128}$/);
+      }),
+    );
+  });
+
+  it('breadcrumbs as a list or { values }, the newest kept when there are too many', () => {
+    const crumbs = Array.from({ length: 150 }, (_, i) => ({ timestamp: 1_795_395_408 + i, message: `step ${i}`, level: 'warn' }));
+    const mapped = map({ breadcrumbs: crumbs }).breadcrumbs as Json[];
+    expect(mapped).toHaveLength(limits.breadcrumbs);
+    expect(mapped.at(-1)).toEqual({ timestamp: (1_795_395_408 + 149) * 1000, message: 'step 149', level: 'warning' });
+    expect(map({ breadcrumbs: { values: crumbs.slice(0, 1) } }).breadcrumbs).toHaveLength(1);
+  });
+
+  it('keeps at most the innermost frames allowed, with texts cut to their bounds', () => {
+    const frames = Array.from({ length: 300 }, (_, i) => ({ function: `f${i}`.padEnd(400, 'x'), filename: 'a.js', lineno: i }));
+    const event = map({ exception: { values: [{ type: 'E', value: 'v', stacktrace: { frames } }] } });
+    const kept = event.frames as Json[];
+    expect(kept).toHaveLength(limits.stackFrames);
+    expect(kept[0]).toMatchObject({ line: 299 });
+    expect((kept[0]?.function as string).length).toBe(limits.frameFunctionChars);
+  });
+
+  it('only {{ default }} is the server grouping; any other list groups by itself', () => {
+    const base = { exception: { values: [{ type: 'E', value: 'v' }] } };
+    expect(map({ ...base, fingerprint: ['{{ default }}'] }).fingerprint).toBeUndefined();
+    expect(map({ ...base, fingerprint: ['checkout'] }).fingerprint).toBe(map({ message: 'other', fingerprint: ['checkout'], exception: base.exception }).fingerprint);
+  });
+
+  it('never throws, whatever JSON it is given, and what it returns is judged without throwing', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom('exception', 'message', 'logentry', 'user', 'breadcrumbs', 'request', 'timestamp', 'fingerprint', 'level', 'sdk', 'contexts', 'event_id'), fc.jsonValue({ maxDepth: 4 })), (event) => {
+        const mapped = map(event);
+        judgeEvent(mapped, { appKey: APP_KEY, receivedAt: RECEIVED_AT });
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

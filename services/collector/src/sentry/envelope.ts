@@ -1,0 +1,301 @@
+// Reading what Sentry SDKs post: an envelope (/envelope/) or one JSON event (/store/), compressed or not, as a stream
+// with its limits checked while it arrives and while it decompresses, so an oversized body or a decompression bomb
+// costs at most the limit. Only event items are kept; every other item is skipped without being buffered.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { Transform, type TransformCallback, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { contractError } from '@collector/api';
+import { AppError, sentryLimits } from '@collector/domain';
+
+type Json = Record<string, unknown>;
+
+export interface SentryEventPayload {
+  /** The event's own event_id, else the envelope header's, else a new one: every event has an id to answer with. */
+  eventId: string;
+  event: Json;
+}
+
+export interface SentryEnvelope {
+  header: Json;
+  /** At most one: an envelope carries one event, as Sentry's protocol says. */
+  events: SentryEventPayload[];
+  /** Items of every other type (transaction, session, attachment, ...): skipped, counted. */
+  skippedItems: number;
+}
+
+const NEWLINE = 0x0a;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+// The contract's one message per code; what went wrong where goes into details.
+const tooLarge = (what: string, limit: number) => contractError('PAYLOAD_TOO_LARGE', { details: [{ path: what, message: `over the limit of ${limit} bytes` }] });
+const unreadable = (what: string, message: string) => contractError('INVALID_JSON', { details: [{ path: what, message }] });
+const invalid = (what: string, message: string) => contractError('VALIDATION_FAILED', { details: [{ path: what, message }] });
+
+const newEventId = () => randomUUID().replaceAll('-', '');
+
+/** Whether JSON text nests deeper than `max` arrays/objects: a scan without parsing, so a deep payload costs one pass. */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 0x5c) i++; // backslash: the next character is escaped
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x7b || code === 0x5b) {
+      if (++depth > max) return true;
+    } else if (code === 0x7d || code === 0x5d) depth--;
+  }
+  return false;
+}
+
+/** UTF-8 bytes to a JSON object, or the contract's 400. */
+function parseObject(bytes: Uint8Array, what: string, maxDepth?: number): Json {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw unreadable(what, 'not valid UTF-8');
+  }
+  if (maxDepth !== undefined && nestsDeeperThan(text, maxDepth)) {
+    throw invalid(what, `nested deeper than ${maxDepth} levels`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw unreadable(what, 'not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw unreadable(what, 'not a JSON object');
+  return value as Json;
+}
+
+type State =
+  | { kind: 'envelope-header' }
+  | { kind: 'item-header' }
+  /** A payload of known length; `keep` when it is an event, buffered, otherwise only counted down. */
+  | { kind: 'sized-payload'; remaining: number; keep: boolean }
+  /** A payload without length: up to the next newline or the end. */
+  | { kind: 'line-payload'; keep: boolean }
+  /** After a sized payload: one optional newline. */
+  | { kind: 'after-payload' };
+
+/**
+ * An envelope read as its bytes arrive (https://develop.sentry.dev/sdk/data-model/envelopes/): push chunks, then end.
+ * Holds at most one header line or one event payload at a time; a skipped item's bytes are never kept.
+ */
+export class EnvelopeParser {
+  private state: State = { kind: 'envelope-header' };
+  private buffered: Buffer[] = [];
+  private bufferedBytes = 0;
+  private header: Json | undefined;
+  private readonly events: SentryEventPayload[] = [];
+  private skippedItems = 0;
+
+  push(chunk: Buffer): void {
+    let offset = 0;
+    while (offset < chunk.length) {
+      const state = this.state;
+      switch (state.kind) {
+        case 'envelope-header':
+        case 'item-header':
+        case 'line-payload': {
+          const newline = chunk.indexOf(NEWLINE, offset);
+          const end = newline < 0 ? chunk.length : newline;
+          const keep = state.kind !== 'line-payload' || state.keep;
+          if (keep) this.buffer(chunk.subarray(offset, end), state.kind === 'line-payload' ? 'event' : 'header line');
+          offset = end;
+          if (newline >= 0) {
+            offset = newline + 1;
+            this.lineEnded();
+          }
+          break;
+        }
+        case 'sized-payload': {
+          const take = Math.min(state.remaining, chunk.length - offset);
+          if (state.keep) this.buffer(chunk.subarray(offset, offset + take), 'event');
+          state.remaining -= take;
+          offset += take;
+          if (state.remaining === 0) {
+            if (state.keep) this.eventEnded();
+            this.state = { kind: 'after-payload' };
+          }
+          break;
+        }
+        case 'after-payload':
+          if (chunk[offset] === NEWLINE) offset++;
+          this.state = { kind: 'item-header' };
+          break;
+      }
+    }
+  }
+
+  /** The body ended: what was read, or the 400 a truncated envelope deserves. */
+  end(): SentryEnvelope {
+    const state = this.state;
+    if (state.kind === 'envelope-header' || (state.kind === 'item-header' && this.bufferedBytes > 0)) this.lineEnded();
+    const final = this.state;
+    if (final.kind === 'envelope-header') throw unreadable('envelope', 'no header line');
+    if (final.kind === 'sized-payload' && final.remaining > 0) throw unreadable('item', 'the envelope ends inside an item: its length says more bytes follow');
+    if (final.kind === 'line-payload') {
+      if (final.keep) this.eventEnded();
+      else this.state = { kind: 'item-header' };
+    }
+    return { header: this.header ?? {}, events: this.events, skippedItems: this.skippedItems };
+  }
+
+  private buffer(bytes: Buffer, what: string): void {
+    if (bytes.length === 0) return;
+    this.bufferedBytes += bytes.length;
+    const limit = what === 'header line' ? sentryLimits.headerBytes : sentryLimits.eventBytes;
+    if (this.bufferedBytes > limit) throw tooLarge(what, limit);
+    this.buffered.push(bytes);
+  }
+
+  private takeBuffered(): Buffer {
+    const bytes = this.buffered.length === 1 ? (this.buffered[0] as Buffer) : Buffer.concat(this.buffered);
+    this.buffered = [];
+    this.bufferedBytes = 0;
+    return bytes;
+  }
+
+  private lineEnded(): void {
+    const state = this.state;
+    if (state.kind === 'line-payload') {
+      if (state.keep) this.eventEnded();
+      this.state = { kind: 'item-header' };
+      return;
+    }
+    const line = this.takeBuffered();
+    if (state.kind === 'envelope-header') {
+      this.header = parseObject(line, 'envelope header');
+      this.state = { kind: 'item-header' };
+      return;
+    }
+    // Blank lines between items carry nothing; SDKs and proxies sometimes leave one.
+    if (line.every((byte) => byte === 0x20 || byte === 0x0d || byte === 0x09)) return;
+    this.itemHeader(parseObject(line, 'item header'));
+  }
+
+  private itemHeader(header: Json): void {
+    const keep = header.type === 'event';
+    if (keep && this.events.length > 0) throw invalid('event', 'an envelope holds at most one event item');
+    if (!keep) this.skippedItems++;
+    const { length } = header;
+    if (length === undefined || length === null) {
+      this.state = { kind: 'line-payload', keep };
+      return;
+    }
+    if (typeof length !== 'number' || !Number.isInteger(length) || length < 0) throw unreadable('item header', 'its length is not a whole number of bytes');
+    if (keep && length > sentryLimits.eventBytes) throw tooLarge('event', sentryLimits.eventBytes);
+    if (length === 0) {
+      if (keep) this.eventEnded();
+      this.state = { kind: 'after-payload' };
+      return;
+    }
+    this.state = { kind: 'sized-payload', remaining: length, keep };
+  }
+
+  private eventEnded(): void {
+    const event = parseObject(this.takeBuffered(), 'event', sentryLimits.eventNestingDepth);
+    this.events.push({ eventId: eventIdOf(event, this.header), event });
+  }
+}
+
+function eventIdOf(event: Json, header: Json | undefined): string {
+  if (typeof event.event_id === 'string' && event.event_id !== '') return event.event_id;
+  if (typeof header?.event_id === 'string' && header.event_id !== '') return header.event_id;
+  return newEventId();
+}
+
+/** Counts bytes through it and fails with 413 past the limit, so nothing past the limit is ever read on. */
+class ByteLimit extends Transform {
+  private bytes = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly what: string,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.limit) return callback(tooLarge(this.what, this.limit));
+    callback(null, chunk);
+  }
+}
+
+function decompressorFor(contentEncoding: string | undefined) {
+  const encoding = (contentEncoding ?? 'identity').trim().toLowerCase();
+  switch (encoding) {
+    case '':
+    case 'identity':
+      return null;
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip();
+    case 'deflate':
+      return createInflate();
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      throw contractError('UNSUPPORTED_MEDIA_TYPE', { details: [{ path: 'Content-Encoding', message: 'send identity, gzip, deflate or br' }] });
+  }
+}
+
+/**
+ * Streams the request's body through its decompressor into `consume`, the wire and decoded limits checked on the way.
+ * The request itself is never destroyed (only unpiped), so the error can still be answered; Node discards the rest.
+ */
+async function streamBody(req: IncomingMessage, decodedLimit: number, consume: (chunk: Buffer) => void): Promise<void> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > sentryLimits.wireBytes) throw tooLarge('body', sentryLimits.wireBytes);
+  const decompressor = decompressorFor(req.headers['content-encoding']);
+  const wire = new ByteLimit(sentryLimits.wireBytes, 'body');
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      try {
+        consume(chunk);
+        callback();
+      } catch (error) {
+        callback(error as Error);
+      }
+    },
+  });
+  req.pipe(wire);
+  // pipe() passes on neither errors nor an abort: a client that goes away mid-body must not leave this waiting.
+  const abandoned = () => {
+    if (!req.complete) wire.destroy(unreadable('body', 'it ended early'));
+  };
+  req.once('close', abandoned);
+  try {
+    if (decompressor) await pipeline(wire, decompressor, new ByteLimit(decodedLimit, 'decompressed body'), sink);
+    else await pipeline(wire, new ByteLimit(decodedLimit, 'body'), sink);
+  } catch (error) {
+    req.unpipe(wire);
+    if (error instanceof AppError) throw error;
+    // A corrupt or truncated compressed stream: the body's fault, not ours.
+    throw unreadable('body', 'it could not be read or decompressed');
+  } finally {
+    req.off('close', abandoned);
+  }
+}
+
+/** The body of POST /api/<project>/envelope/. */
+export async function readEnvelope(req: IncomingMessage): Promise<SentryEnvelope> {
+  const parser = new EnvelopeParser();
+  await streamBody(req, sentryLimits.decodedBytes, (chunk) => parser.push(chunk));
+  return parser.end();
+}
+
+/** The body of POST /api/<project>/store/: one JSON event, as an envelope with that one event item. */
+export async function readStoreBody(req: IncomingMessage): Promise<SentryEnvelope> {
+  const chunks: Buffer[] = [];
+  await streamBody(req, sentryLimits.eventBytes, (chunk) => chunks.push(chunk));
+  const event = parseObject(Buffer.concat(chunks), 'event', sentryLimits.eventNestingDepth);
+  return { header: {}, events: [{ eventId: eventIdOf(event, undefined), event }], skippedItems: 0 };
+}

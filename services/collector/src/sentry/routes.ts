@@ -1,0 +1,73 @@
+// POST /api/<projectId>/envelope/ and /api/<projectId>/store/: where Sentry SDKs send events, unmodified. Reads the
+// body (./envelope.ts), finds the key, and hands the events to the API's one ingestion path.
+import { appKeyForDsn, type Context, contractError, ingestSentryEvents, toAppError } from '@collector/api';
+import { parseDsn } from '@collector/domain';
+import cors from 'cors';
+import { type Request, type RequestHandler, Router } from 'express';
+import { readEnvelope, readStoreBody, type SentryEnvelope } from './envelope';
+
+export const SENTRY_PATHS = ['/api/:projectId/envelope', '/api/:projectId/store'];
+
+/** `X-Sentry-Auth: Sentry sentry_key=<key>, sentry_version=7, sentry_client=...`: its sentry_key. */
+export function keyFromAuthHeader(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const fields = header.replace(/^\s*sentry\s+/i, '');
+  for (const field of fields.split(',')) {
+    const [name, ...value] = field.split('=');
+    if (name?.trim().toLowerCase() === 'sentry_key') return value.join('=').trim() || undefined;
+  }
+  return undefined;
+}
+
+function keyFromRequest(req: Request): string | undefined {
+  // The query parser keeps every value as a list of strings (rest-adapter.ts); a repeated key takes the first.
+  const query = req.query as Record<string, string[] | string | undefined>;
+  const fromQuery = Array.isArray(query.sentry_key) ? query.sentry_key[0] : query.sentry_key;
+  return fromQuery || keyFromAuthHeader(req.get('x-sentry-auth'));
+}
+
+// SDKs on any page post here: the headers they send are allowed, and the rate-limit headers they honour are exposed.
+const sentryCors = cors({
+  origin: '*',
+  methods: ['POST'],
+  allowedHeaders: ['x-sentry-auth', 'content-type', 'content-encoding', 'authorization', 'sentry-trace', 'baggage'],
+  exposedHeaders: ['Retry-After', 'X-Sentry-Rate-Limits'],
+  maxAge: 86_400,
+});
+
+export function createSentryRoutes(createContext: (opts: { req: Request }) => Context): Router {
+  const router = Router();
+  router.use(SENTRY_PATHS, sentryCors);
+
+  const handle =
+    (read: (req: Request) => Promise<SentryEnvelope>): RequestHandler =>
+    async (req, res, next) => {
+      const ctx = createContext({ req });
+      // The app, once its key in the URL or header is known good: a body refused as too large is counted against it.
+      let appKey: string | undefined;
+      try {
+        const projectId = String(req.params.projectId);
+        let publicKey = keyFromRequest(req);
+        // A key in the URL or header is checked before the body is read: a wrong one costs nothing more.
+        if (publicKey !== undefined) appKey = await appKeyForDsn(ctx, projectId, publicKey);
+        const envelope = await read(req);
+        const dsn = typeof envelope.header.dsn === 'string' ? parseDsn(envelope.header.dsn) : undefined;
+        publicKey ??= dsn?.publicKey;
+        res.json(await ingestSentryEvents(ctx, { projectId, publicKey, events: envelope.events, skippedItems: envelope.skippedItems }));
+      } catch (error) {
+        const appError = toAppError(error);
+        if (appError.code === 'PAYLOAD_TOO_LARGE' && appKey !== undefined) ctx.outcomes.count(appKey, 'too_large', 1, ctx.clock());
+        // Sentry SDKs read this header, not Retry-After alone: the whole organisation (this app) is to wait.
+        if (appError.code === 'RATE_LIMITED') res.setHeader('X-Sentry-Rate-Limits', `${appError.retryAfterSeconds ?? 1}::organization`);
+        next(appError);
+      }
+    };
+
+  router.post('/api/:projectId/envelope', handle(readEnvelope));
+  router.post('/api/:projectId/store', handle(readStoreBody));
+  router.all(SENTRY_PATHS, (req, res, next) => {
+    res.setHeader('Allow', 'POST');
+    next(contractError('METHOD_NOT_ALLOWED'));
+  });
+  return router;
+}

@@ -1,0 +1,184 @@
+// `pnpm bench --sentry`: events per second through the Sentry endpoints against the batch endpoint, one collector,
+// same run, alternating rounds. Three kinds of traffic, the same events underneath (the bench's event source):
+//   batch     POST /api/events/batch, 50 events a request (what the collector's own SDK sends)
+//   envelope  POST /api/<project>/envelope/, one SDK-shaped event a request, as @sentry/browser and @sentry/node send
+//   store     POST /api/<project>/store/, one event a request, gzipped, with X-Sentry-Auth, as python sentry-sdk 1.x sends
+// Target (issue "Sentry SDKs report here unmodified"): envelope and store >= 0.8x the batch endpoint per event.
+import { gzipSync } from 'node:zlib';
+import autocannon from 'autocannon';
+import type { EventSource } from '@collector/tool-kit';
+
+interface CollectorEvent {
+  eventId: string;
+  type: 'error' | 'request';
+  timestamp: number;
+  anonymousId?: string;
+  errorType?: string;
+  message?: string;
+  stack?: string;
+  url?: string;
+  userAgent?: string;
+  release?: string;
+  environment?: string;
+  request?: { method: string; url: string; status?: number };
+  breadcrumbs?: Array<{ timestamp?: number; category?: string; message?: string; level?: string; data?: unknown }>;
+}
+
+/** "    at fn (file:line:col)" lines as Sentry frames, outermost first as Sentry lists them. */
+function framesOf(stack: string | undefined) {
+  const frames = [];
+  for (const line of (stack ?? '').split('\n').slice(1)) {
+    const match = /^\s*at (.*) \((.*):(\d+):(\d+)\)$/.exec(line);
+    if (match) frames.push({ function: match[1], filename: match[2], lineno: Number(match[3]), colno: Number(match[4]), in_app: !match[2]?.includes('vendor') });
+  }
+  return frames.reverse();
+}
+
+/** The same event as @sentry/browser 11 would send it (fields it always sends included: sdk, contexts, request). */
+export function asSentryEvent(event: CollectorEvent): Record<string, unknown> {
+  const isRequest = event.type === 'request' && event.request;
+  return {
+    event_id: event.eventId.slice(4).replace(/[^0-9a-zA-Z]/g, ''),
+    timestamp: event.timestamp / 1000,
+    platform: 'javascript',
+    level: 'error',
+    release: event.release,
+    environment: event.environment,
+    sdk: { name: 'sentry.javascript.browser', version: '11.12.0', integrations: ['InboundFilters', 'FunctionToString', 'BrowserApiErrors', 'Breadcrumbs', 'GlobalHandlers', 'LinkedErrors', 'Dedupe', 'HttpContext', 'HttpClient'] },
+    user: event.anonymousId ? { id: event.anonymousId.slice(5) } : undefined,
+    exception: {
+      values: [
+        {
+          type: isRequest ? 'Error' : (event.errorType ?? 'Error'),
+          value: isRequest ? `HTTP Client Error with status code: ${event.request?.status ?? 0}` : (event.message ?? ''),
+          stacktrace: { frames: framesOf(event.stack) },
+          mechanism: { type: isRequest ? 'auto.http.client.fetch' : 'auto.browser.global_handlers.onerror', handled: false },
+        },
+      ],
+    },
+    request: isRequest ? { method: event.request?.method, url: event.request?.url, headers: { 'User-Agent': event.userAgent } } : { url: event.url, headers: { 'User-Agent': event.userAgent } },
+    contexts: { trace: { trace_id: '0'.repeat(32), span_id: '0'.repeat(16) }, ...(isRequest ? { response: { status_code: event.request?.status } } : {}) },
+    breadcrumbs: (event.breadcrumbs ?? []).map((crumb) => ({ ...crumb, timestamp: (crumb.timestamp ?? event.timestamp) / 1000 })),
+  };
+}
+
+/** Sentry-shaped events drawn from the bench's source: a batch at a time, handed out one by one. */
+export function sentryEventSource(source: EventSource) {
+  let queue: Record<string, unknown>[] = [];
+  return () => {
+    if (queue.length === 0) queue = (JSON.parse(source.batch('app_sentry')).events as CollectorEvent[]).map(asSentryEvent);
+    return queue.pop() as Record<string, unknown>;
+  };
+}
+
+export type SentryKind = 'envelope' | 'store';
+
+export interface SentryTarget {
+  origin: string;
+  projectId: string;
+  publicKey: string;
+}
+
+export interface SentryTally {
+  requests: number;
+  accepted: number;
+  non2xx: number;
+  statuses: Record<string, number>;
+  samples: string[];
+}
+
+export const emptySentryTally = (): SentryTally => ({ requests: 0, accepted: 0, non2xx: 0, statuses: {}, samples: [] });
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
+/** One request per event, as SDKs send: a closed loop over `connections`, every answer counted (as in load.ts). */
+export async function sentryRound(kind: SentryKind, target: SentryTarget, next: () => Record<string, unknown>, tally: SentryTally, options: { connections: number; seconds: number }) {
+  const before = { ...tally };
+  const latencies: number[] = [];
+  const started = performance.now();
+  const deadline = started + options.seconds * 1000;
+  let lastAnswer = started;
+  const auth = `Sentry sentry_version=7, sentry_client=sentry.python/1.9.10, sentry_key=${target.publicKey}`;
+  const request =
+    kind === 'envelope'
+      ? {
+          method: 'POST' as const,
+          path: `/api/${target.projectId}/envelope/?sentry_key=${target.publicKey}&sentry_version=7&sentry_client=sentry.javascript.browser%2F11.12.0`,
+          headers: { 'content-type': 'text/plain;charset=UTF-8' },
+          setupRequest: (req: autocannon.Request) => {
+            const event = next();
+            return { ...req, body: `{"event_id":"${event.event_id}","sent_at":"${new Date().toISOString()}","sdk":{"name":"sentry.javascript.browser","version":"11.12.0"}}\n{"type":"event"}\n${JSON.stringify(event)}\n` };
+          },
+        }
+      : {
+          method: 'POST' as const,
+          path: `/api/${target.projectId}/store/`,
+          headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-sentry-auth': auth },
+          setupRequest: (req: autocannon.Request) => ({ ...req, body: gzipSync(JSON.stringify(next())) as unknown as string }),
+        };
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: target.origin,
+        connections: options.connections,
+        duration: options.seconds + 65,
+        timeout: 30,
+        requests: [
+          {
+            ...request,
+            onResponse: (status: number, body: string) => {
+              tally.requests++;
+              tally.statuses[status] = (tally.statuses[status] ?? 0) + 1;
+              if (status === 200 && body.startsWith('{"id"')) tally.accepted++;
+              else if (status < 200 || status > 299) {
+                tally.non2xx++;
+                if (tally.samples.length < 5) tally.samples.push(`${status} ${body.slice(0, 300)}`);
+              }
+            },
+          },
+        ],
+      },
+      (error, answer) => (error ? reject(error) : resolve(answer)),
+    );
+    (instance as NodeJS.EventEmitter).on('response', (client: { reqsMade: number; responseMax?: number }, _status: number, _bytes: number, responseTime: number) => {
+      const now = performance.now();
+      lastAnswer = now;
+      latencies.push(responseTime);
+      if (now >= deadline) client.responseMax = client.reqsMade;
+    });
+  });
+  const seconds = (lastAnswer - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const accepted = tally.accepted - before.accepted;
+  return {
+    seconds,
+    requests: tally.requests - before.requests,
+    non2xx: tally.non2xx - before.non2xx,
+    errors: result.errors,
+    accepted,
+    eventsPerSecond: accepted / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
+}
+
+/** The first app's DSN on a running collector, by its API: register, create a web app, read app.dsn. */
+export async function createSentryApp(origin: string): Promise<SentryTarget & { appKey: string }> {
+  const post = async (path: string, body: unknown, token?: string) => {
+    const response = await fetch(`${origin}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    const json = (await response.json()) as Record<string, any>;
+    if (response.status !== 201) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const { token } = await post('/api/auth/register', { email: `bench-sentry-${Date.now()}-${process.pid}@example.com`, password: 'tools passphrase for collector' });
+  const { app } = await post('/api/apps', { name: 'Bench Sentry', type: 'web' }, token);
+  const dsn = new URL(app.dsn as string);
+  return { origin, appKey: app.appKey as string, projectId: dsn.pathname.split('/').at(-1) as string, publicKey: dsn.username };
+}
