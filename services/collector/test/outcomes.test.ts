@@ -3,6 +3,7 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createApp, makeEvent, sendBatch, signUp, startTestServer, type TestServer } from './harness';
+import { dsnParts } from './sentry-fixtures';
 
 const server = await startTestServer({ rateLimits: { ingestPerSecond: 1, ingestBurst: 50 } });
 const { token } = await signUp(server);
@@ -55,6 +56,23 @@ describe('GET /api/outcomes', () => {
     const later = Date.now() + 2 * 3_600_000;
     expect((await outcomesOf(server, `?appKey=${appKey}&from=${later}`, zero)).counts).toEqual(zero);
     expect((await outcomesOf(server, `?appKey=${appKey}&from=0&to=${later}`, expected)).counts).toEqual(expected);
+  });
+
+  it('counts envelope items the Sentry endpoints skip as unsupported, and an oversize envelope whose key is in the URL', async () => {
+    const app = await createApp(server, token, { type: 'node' });
+    const { projectId, publicKey } = dsnParts(app.dsn);
+    const line = (value: unknown) => `${JSON.stringify(value)}\n`;
+    const body =
+      line({ event_id: 'aaaabbbbccccddddeeeeffff00002222' }) +
+      line({ type: 'event' }) + line({ event_id: 'aaaabbbbccccddddeeeeffff00002222', message: 'hello' }) +
+      line({ type: 'session' }) + line({ sid: 'x', status: 'ok' }) +
+      line({ type: 'client_report' }) + line({ discarded_events: [] });
+    const sent = await server.call('POST', `/api/${projectId}/envelope/?sentry_key=${publicKey}`, { rawBody: body, headers: { 'content-type': 'text/plain' } });
+    expect(sent.status).toBe(200);
+    const huge = await server.call('POST', `/api/${projectId}/envelope/?sentry_key=${publicKey}`, { rawBody: 'x'.repeat(2 * 1024 * 1024), headers: { 'content-type': 'text/plain' } });
+    expect(huge.status).toBe(413);
+    const expected = { accepted: 1, duplicate: 0, invalid: 0, rate_limited: 0, too_large: 1, unsupported: 2 };
+    expect((await outcomesOf(server, `?appKey=${app.appKey}`, expected)).counts).toEqual(expected);
   });
 
   it('answers 404 for another user’s app, 401 without a token, 400 for a malformed window', async () => {
