@@ -2,7 +2,7 @@
 // as auth/sessions.test.ts does); `createContextFactory` builds it from an HTTP request.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Db, EventWriter } from '@collector/db';
+import type { Db, EventWriter, OutcomeCounter } from '@collector/db';
 import type { KnownApps } from './known-apps';
 import type { RateLimiters } from './rate-limiter';
 
@@ -13,6 +13,8 @@ export interface ContextDeps {
   rateLimiters: RateLimiters;
   /** Group-committing writer of ingested events. */
   eventWriter: EventWriter;
+  /** Outcomes decided before the write statement (invalid, rate_limited, too_large, unsupported), written once a second. */
+  outcomes: OutcomeCounter;
   knownApps: KnownApps;
   alerts: AlertChannels;
   /** The collector's address as clients reach it (PUBLIC_URL): the base of every app's DSN. A function, because a

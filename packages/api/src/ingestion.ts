@@ -4,7 +4,7 @@ import { judgeEvent, type StoredEvent } from '@collector/domain';
 import type { Context } from './context';
 import { fail } from './errors';
 
-export type IngestionContext = Pick<Context, 'clock' | 'knownApps' | 'rateLimiters' | 'eventWriter'>;
+export type IngestionContext = Pick<Context, 'clock' | 'knownApps' | 'rateLimiters' | 'eventWriter' | 'outcomes'>;
 
 export interface Rejection {
   index: number;
@@ -27,7 +27,13 @@ export interface IngestionResult {
 export async function ingestEvents(ctx: IngestionContext, input: { appKey: string; events: readonly unknown[]; receivedAt?: number }): Promise<IngestionResult> {
   const receivedAt = input.receivedAt ?? ctx.clock();
   if (!(await ctx.knownApps.exists(input.appKey))) fail('UNKNOWN_APP_KEY');
-  await ctx.rateLimiters.ingest?.take(input.appKey, input.events.length, receivedAt);
+  try {
+    await ctx.rateLimiters.ingest?.take(input.appKey, input.events.length, receivedAt);
+  } catch (error) {
+    // Outcomes: every event of a refused request; accepted and duplicate are counted by the write statement itself.
+    ctx.outcomes.count(input.appKey, 'rate_limited', input.events.length, receivedAt);
+    throw error;
+  }
 
   const accepted: StoredEvent[] = [];
   const rejected: Rejection[] = [];
@@ -37,6 +43,7 @@ export async function ingestEvents(ctx: IngestionContext, input: { appKey: strin
     else rejected.push({ index, ...(verdict.eventId ? { eventId: verdict.eventId } : {}), code: 'VALIDATION_FAILED', message: verdict.message });
   }
 
+  ctx.outcomes.count(input.appKey, 'invalid', rejected.length, receivedAt);
   // The writer serialises the events at once; only their count is needed after the commit, so they can die young.
   const written = ctx.eventWriter.write({ appKey: input.appKey, events: accepted, receivedAt });
   const acceptedCount = accepted.length;

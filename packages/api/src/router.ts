@@ -17,6 +17,7 @@ import { updateIssueRoute } from './routers/issues/update';
 import { updateIssuesRoute } from './routers/issues/update-many';
 import { overviewRoute } from './routers/overview/get';
 import { timeseriesRoute } from './routers/overview/timeseries';
+import { outcomesRoute } from './routers/outcomes/get';
 import { router } from './trpc';
 
 export const appRouter = router({
@@ -27,6 +28,7 @@ export const appRouter = router({
   issues: router({ list: listIssuesRoute, get: getIssueRoute, update: updateIssueRoute, updateMany: updateIssuesRoute }),
   // Literal paths (deliveries) before {id} paths.
   alerts: router({ deliveries: listDeliveriesRoute, list: listAlertsRoute, create: createAlertRoute, delete: deleteAlertRoute, test: testAlertRoute }),
+  outcomes: router({ get: outcomesRoute }),
 });
 
 export type AppRouter = typeof appRouter;

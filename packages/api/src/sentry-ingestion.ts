@@ -10,6 +10,8 @@ export interface SentryIngestion {
   /** The first key found: `sentry_key` in the query, `X-Sentry-Auth`, or the envelope header's `dsn`. */
   publicKey: string | undefined;
   events: ReadonlyArray<{ eventId: string; event: Record<string, unknown> }>;
+  /** Envelope items of other types, skipped: counted as the `unsupported` outcome. */
+  skippedItems?: number;
 }
 
 const unknownDsn = () => contractError('UNKNOWN_APP_KEY', { details: [{ path: 'dsn', message: 'no app has this public key and project id' }] });
@@ -28,8 +30,9 @@ export async function appKeyForDsn(ctx: IngestionContext, projectId: string, pub
  */
 export async function ingestSentryEvents(ctx: IngestionContext, input: SentryIngestion): Promise<{ id?: string }> {
   const appKey = await appKeyForDsn(ctx, input.projectId, input.publicKey);
-  if (input.events.length === 0) return {};
   const receivedAt = ctx.clock();
+  ctx.outcomes.count(appKey, 'unsupported', input.skippedItems ?? 0, receivedAt);
+  if (input.events.length === 0) return {};
   const events = input.events.map(({ eventId, event }) => fromSentryEvent(event, { receivedAt, eventId }));
   const result = await ingestEvents(ctx, { appKey, events, receivedAt });
   const rejection = result.rejected[0];

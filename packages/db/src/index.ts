@@ -14,3 +14,5 @@ export { sql } from 'kysely';
 export * from './timeseries';
 export * from './event-writer';
 export * from './alerts';
+export * from './outcomes';
+export * from './retention';

@@ -1,12 +1,13 @@
 // The write path's entry: batches in, one statement per group out. The statement (write-path/statement.ts) stores the
 // events of one or many batches (of any apps) and moves every counter they touch, each in its own named part:
-// write-path/events.ts, issues.ts, distinct-users.ts, activity.ts and totals.ts. One round trip, one commit.
+// write-path/events.ts, issues.ts, distinct-users.ts, activity.ts, totals.ts and outcomes.ts. One round trip, one commit.
 // EventWriter merges concurrent batches into such statements (group commit) and answers each batch once its statement
 // has committed.
 import { HOUR, limits, type StoredEvent } from '@collector/domain';
 import type { Kysely } from 'kysely';
 import type { Database } from './schema';
 import { eventRow } from './write-path/events';
+import { receivedRows } from './write-path/outcomes';
 import { type StatementRow, storeStatement } from './write-path/statement';
 
 export interface StoreResult {
@@ -75,7 +76,7 @@ export async function storePreparedBatches(db: Kysely<Database>, batches: readon
     // Hour lists keep what any event still to come can need: none is older than maxEventAgeMs when received (a margin
     // of two days covers batches waiting in a queue and clocks that disagree).
     const keepFrom = Math.floor((Math.min(...batches.map((batch) => batch.receivedAt)) - limits.maxEventAgeMs) / HOUR) - 48;
-    const { rows: answer } = await storeStatement(`[${rows.join(',')}]`, keepFrom).execute(db);
+    const { rows: answer } = await storeStatement(`[${rows.join(',')}]`, JSON.stringify(receivedRows(batches)), keepFrom).execute(db);
     // Which batches stored events of each issue, to tell them of its change.
     const batchesOfIssue = new Map<string, Set<number>>();
     const changes: StatementRow[] = [];

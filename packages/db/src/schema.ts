@@ -51,6 +51,33 @@ export interface EventsTable {
   payload: ColumnType<StoredEvent, string, string>;
 }
 
+/**
+ * Every event id seen, kept at least 30 days after its event's timestamp (longer while the event may still be stored),
+ * even once the payload is deleted: the write path's deduplication (events is partitioned and cannot keep ids unique).
+ */
+export interface EventIdsTable {
+  app_key: string;
+  event_id: string;
+  /** UTC day of the event's timestamp (ms / 86,400,000). */
+  day: number;
+}
+
+/** What happened to the events an app sent, per UTC hour of receipt. */
+export interface OutcomesTable {
+  app_key: string;
+  hour_start: number;
+  reason: string;
+  events: number;
+}
+
+/** Each issue's event_count when its payloads were last cut to MAX_EVENTS_PER_ISSUE, and that cap. */
+export interface IssuePayloadTrimsTable {
+  app_key: string;
+  fingerprint: string;
+  event_count: number;
+  max_events: number;
+}
+
 export interface IssuesTable {
   app_key: string;
   fingerprint: string;
@@ -212,6 +239,9 @@ export interface Database {
   apps: AppsTable;
   app_totals: AppTotalsTable;
   events: EventsTable;
+  event_ids: EventIdsTable;
+  outcomes: OutcomesTable;
+  issue_payload_trims: IssuePayloadTrimsTable;
   issues: IssuesTable;
   issue_users: IssueUsersTable;
   issue_days: IssueDaysTable;

@@ -7,6 +7,7 @@ export * from './event';
 export * from './fingerprint';
 export * from './issue';
 export * from './limits';
+export * from './outcome';
 export * from './rate-limit';
 export * from './retry-after';
 export * from './sentry/dsn';

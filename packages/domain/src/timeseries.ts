@@ -2,8 +2,10 @@
 
 /** One hour in ms: the unit of every hourly counter (app_hourly.hour_start, active hours as ms / HOUR). */
 export const HOUR = 60 * 60 * 1000;
+/** One UTC day in ms: the unit of the events table's partitions and of event_ids.day. */
+export const DAY = 24 * HOUR;
 
-export const bucketSizes = { hour: HOUR, day: 24 * HOUR } as const;
+export const bucketSizes = { hour: HOUR, day: DAY } as const;
 export type BucketSize = keyof typeof bucketSizes;
 
 export interface TimeBucket {

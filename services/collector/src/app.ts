@@ -1,6 +1,6 @@
 // The HTTP application: health probes, the OpenAPI document, tRPC for the typed client, REST for everyone else.
 import { type AlertChannels, KnownApps, type RateLimitConfig, appRouter, contractError, createContextFactory, createOpenApiDocument, createRateLimiters, errorHeaders, toAppError } from '@collector/api';
-import { type DatabaseHandle, EventWriter, RETRY_AFTER_UNAVAILABLE_SECONDS } from '@collector/db';
+import { type DatabaseHandle, EventWriter, OutcomeCounter, RETRY_AFTER_UNAVAILABLE_SECONDS } from '@collector/db';
 import type { AppError } from '@collector/domain';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Request } from 'express';
@@ -16,6 +16,8 @@ export interface AppOptions {
   database: DatabaseHandle;
   /** The alert worker, which the alert routes ask to check URLs and send tests. */
   alerts: AlertChannels;
+  /** Counts of the outcomes decided before the write statement, flushed by whoever stops the service (server.ts); default a counter of its own. */
+  outcomes?: OutcomeCounter;
   rateLimits: RateLimitConfig;
   logger: Logger;
   clock?: () => number;
@@ -34,12 +36,15 @@ const READY_TIMEOUT_MS = 2_000;
 
 export function createApp(options: AppOptions) {
   const { database, logger } = options;
+  const knownApps = new KnownApps(database.db);
+  const outcomes = options.outcomes ?? new OutcomeCounter(database.db);
   const createContext = createContextFactory({
     db: database.db,
     clock: options.clock ?? Date.now,
     rateLimiters: createRateLimiters(options.rateLimits, database.db),
     eventWriter: new EventWriter(database.db, { concurrency: database.backend === 'pglite' ? 1 : 2 }),
-    knownApps: new KnownApps(database.db),
+    outcomes,
+    knownApps,
     alerts: options.alerts,
     publicUrl: options.publicUrl ?? (() => 'http://localhost:3100'),
   });
@@ -101,7 +106,15 @@ export function createApp(options: AppOptions) {
   app.use(createSentryRoutes(createContext));
   // The dashboard's files and its page for non-API paths; everything under /api still ends in the REST adapter.
   app.use(serveDashboard({ dir: options.dashboardDir ?? defaultDashboardDir, logger }));
-  app.use(createRestAdapter(createContext));
+  // A refused body counts as one too_large event of the app it names (its events were never read).
+  const clock = options.clock ?? Date.now;
+  app.use(
+    createRestAdapter(createContext, (appKey) => {
+      const at = clock();
+      // Only an app that exists (a cached look-up): a made-up key in a refused body is not kept even for a second.
+      if (appKey !== undefined) void knownApps.exists(appKey).then((exists) => exists && outcomes.count(appKey, 'too_large', 1, at), () => undefined);
+    }),
+  );
   app.use(errorHandler(logError));
   return app;
 }

@@ -31,6 +31,10 @@ const envSchema = z
      * Unset: http://localhost:<PORT>, with the port actually bound.
      */
     PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+    /** Stored events older than this many days are deleted (at start, then hourly); totals keep counting them. */
+    RETENTION_DAYS: integer(90, 1, 3650),
+    /** Payloads kept per issue, the newest; older ones are deleted, counts stay exact. */
+    MAX_EVENTS_PER_ISSUE: integer(10_000, 1, 100_000_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Lets webhooks reach loopback, private and link-local addresses: for receivers on the collector's own network. */
     ALERTS_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
@@ -50,6 +54,7 @@ const envSchema = z
     trustProxy: env.TRUST_PROXY,
     workers: env.WORKERS,
     publicUrl: env.PUBLIC_URL,
+    retention: { retentionDays: env.RETENTION_DAYS, maxEventsPerIssue: env.MAX_EVENTS_PER_ISSUE },
     logLevel: env.LOG_LEVEL,
     alerts: {
       allowPrivateNetworks: env.ALERTS_ALLOW_PRIVATE_NETWORKS === 'true',

@@ -39,6 +39,7 @@ async function serve(env: Env) {
       rateLimits: { ingestPerSecond: env.ingestRateLimit, ingestBurst: env.ingestRateBurst },
       trustProxy: env.trustProxy,
       alerts: env.alerts,
+      retention: env.retention,
       publicUrl: env.publicUrl,
       logger,
     });

@@ -7,6 +7,7 @@ import { type Context, appRouter, contractError, createCallerFactory, pathParame
 import { type AppError, limits, pruneNesting } from '@collector/domain';
 import cors from 'cors';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import { appKeyInPrefix, keepFirstChunk, readFirstChunk } from './oversize';
 
 const INGEST_PATH = '/api/events/batch';
 
@@ -49,17 +50,33 @@ function bodyError(error: { type?: string; status?: number }): AppError {
   }
 }
 
-function parseBody(limitBytes: number) {
+/** Told of each body refused as too large, with the appKey found in its first bytes (oversize.ts), if any. */
+export type OnTooLarge = (appKey: string | undefined) => void;
+
+function parseBody(limitBytes: number, onTooLarge?: OnTooLarge) {
   const json = express.json({ limit: limitBytes, inflate: true, strict: true, type: () => true });
+  const encodingOf = (req: Request) => req.headers['content-encoding'];
   return (req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) {
       req.body = {};
       return next();
     }
-    // Refuse a declared oversize body before reading it; a compressed one is checked as it inflates.
-    if (Number(req.headers['content-length'] ?? 0) > limitBytes) return next(contractError('PAYLOAD_TOO_LARGE'));
+    // Refuse a declared oversize body before reading it (but its first chunk, to say whose it was); a compressed one
+    // is checked as it inflates.
+    if (Number(req.headers['content-length'] ?? 0) > limitBytes) {
+      if (!onTooLarge) return next(contractError('PAYLOAD_TOO_LARGE'));
+      return void readFirstChunk(req).then((chunk) => {
+        onTooLarge(appKeyInPrefix(chunk, encodingOf(req)));
+        next(contractError('PAYLOAD_TOO_LARGE'));
+      });
+    }
+    const firstChunk = onTooLarge ? keepFirstChunk(req) : undefined;
     json(req, res, (error?: unknown) => {
-      if (error) return next(bodyError(error as { type?: string }));
+      if (error) {
+        const appError = bodyError(error as { type?: string });
+        if (appError.code === 'PAYLOAD_TOO_LARGE' && onTooLarge) onTooLarge(appKeyInPrefix(firstChunk?.(), encodingOf(req)));
+        return next(appError);
+      }
       // Body > events > event: anything deeper than an event may nest is cut, so no later step (zod, a log
       // serialiser) recurses a million levels; the cut still reads as too deep, and that event is rejected.
       pruneNesting(req.body, limits.nestingDepth + 3);
@@ -70,7 +87,7 @@ function parseBody(limitBytes: number) {
 
 type ProcedureCall = (input: unknown) => Promise<unknown>;
 
-export function createRestAdapter(createContext: (opts: { req: Request }) => Context): Router {
+export function createRestAdapter(createContext: (opts: { req: Request }) => Context, onIngestTooLarge?: OnTooLarge): Router {
   const createCaller = createCallerFactory(appRouter);
   // Each procedure's place in the caller ("issues.list"), split once here rather than per request.
   const segments = new Map(restRoutes.map((route) => [route, route.procedurePath.split('.')]));
@@ -79,7 +96,7 @@ export function createRestAdapter(createContext: (opts: { req: Request }) => Con
     for (const segment of segments.get(route) ?? []) procedure = (procedure as Record<string, unknown>)[segment];
     return procedure as ProcedureCall;
   };
-  const ingestBody = parseBody(limits.ingestBodyBytes);
+  const ingestBody = parseBody(limits.ingestBodyBytes, onIngestTooLarge);
   const jsonBody = parseBody(limits.jsonBodyBytes);
 
   async function answer(route: RestRoute, req: Request, res: Response, next: NextFunction) {

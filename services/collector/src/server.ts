@@ -2,10 +2,11 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { defaultRateLimits, type RateLimitConfig } from '@collector/api';
-import { type DatabaseHandle, type EmbeddedPostgres, migrateDatabase, migrateToLatest, openDatabase, startEmbeddedPostgres } from '@collector/db';
+import { type DatabaseHandle, type EmbeddedPostgres, OutcomeCounter, migrateDatabase, migrateToLatest, openDatabase, startEmbeddedPostgres } from '@collector/db';
 import { AlertWorker, type AlertOptions } from './alerts/worker';
 import { createApp } from './app';
 import type { Logger } from './logger';
+import { type RetentionJob, type RetentionJobOptions, startRetentionJob } from './retention-job';
 
 export interface StartOptions {
   port: number;
@@ -25,12 +26,16 @@ export interface StartOptions {
   clock?: () => number;
   /** Without it: links to http://localhost:<port>, private networks refused, no e-mail. */
   alerts?: Partial<AlertOptions>;
+  /** RETENTION_DAYS and MAX_EVENTS_PER_ISSUE; without it no retention run is scheduled (tests that do not need one). */
+  retention?: RetentionJobOptions | undefined;
   logger: Logger;
 }
 
 export interface RunningServer {
   url: string;
   database: DatabaseHandle;
+  /** The retention job, when one was asked for. */
+  retention: RetentionJob | undefined;
   /** Stops taking connections, lets in-flight requests finish, then closes the database. */
   stop(): Promise<void>;
 }
@@ -66,6 +71,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     await database.close();
     await embedded?.stop();
   };
+  const outcomes = new OutcomeCounter(database.db, { onError: (error) => logger.warn({ err: error }, 'outcomes not written yet; retrying') });
   let boundPort = options.port;
   const alertWorker = new AlertWorker(
     database.db,
@@ -77,6 +83,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     database,
     alerts: alertWorker,
     logger,
+    outcomes,
     publicUrl: () => options.publicUrl ?? `http://localhost:${boundPort}`,
     clock: options.clock,
     trustProxy: options.trustProxy,
@@ -108,12 +115,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const url = `http://localhost:${port}`;
   // Links in alerts lead to the dashboard where users reach it: PUBLIC_URL, else this address.
   alertWorker.start(options.publicUrl ?? url);
+  // At start, then hourly; the server already serves while the first run goes on.
+  const retention = options.retention ? startRetentionJob(database, options.retention, options.clock ?? Date.now, logger) : undefined;
   return {
     url,
     database,
+    retention,
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await retention?.stop();
       await alertWorker.stop();
+      await outcomes.flush().catch((error) => logger.warn({ err: error }, 'outcomes of the last second not written'));
       await close();
     },
   };

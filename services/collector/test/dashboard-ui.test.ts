@@ -211,6 +211,10 @@ describe(`dashboard in a browser (${backend})`, () => {
     expect(await total('issues').textContent()).toBe(String(3 + FLAGS.length + 1));
     await page.getByText('No events yet').waitFor({ state: 'detached' });
     await page.getByRole('region', { name: 'Latest unresolved issues' }).getByText("Cannot read properties of undefined (reading 'id')").waitFor();
+    // What was dropped and why: every event of the two batches accepted, every reason listed.
+    const outcome = (reason: string) => page.locator(`[data-outcome="${reason}"] .outcome-count`);
+    await waitForText(outcome('accepted'), String(shopEvents.length + 1));
+    for (const reason of ['duplicate', 'invalid', 'rate_limited', 'too_large', 'unsupported']) expect(await outcome(reason).textContent()).toBe('0');
     await shot('06-overview');
 
     // One app only.

@@ -5,10 +5,12 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { RateLimitConfig } from '@collector/api';
+import { openDatabase, sql } from '@collector/db';
 import { testBackend, testDatabaseUrl } from '@collector/db/testing';
 import { afterAll } from 'vitest';
 import { createLogger } from '../src/logger';
 import type { AlertOptions } from '../src/alerts/worker';
+import type { RetentionJobOptions } from '../src/retention-job';
 import { type RunningServer, startServer } from '../src/server';
 
 export const backend = testBackend;
@@ -39,21 +41,69 @@ export interface Reply {
   body: any;
 }
 
-/** A server for this test file, stopped after it. Rate limits are off unless given. */
-export async function startTestServer(
-  options: { rateLimits?: Partial<RateLimitConfig>; clock?: () => number; alerts?: Partial<AlertOptions> } = {},
-): Promise<TestServer> {
+/** Where a server keeps its data: a PostgreSQL URL, or an embedded database's folder. */
+export interface TestDatabase {
+  url: string;
+}
+
+/**
+ * A database of this test file's own, that outlives a server (to restart one on it): a new PostgreSQL database beside
+ * TEST_DATABASE_URL's, or a temporary folder for the embedded one. Needed by anything that changes the whole database,
+ * such as a retention run, which would delete other test files' events in the shared one.
+ */
+export async function freshDatabase(): Promise<TestDatabase> {
+  const shared = process.env.TEST_DATABASE_URL;
+  // The embedded test cluster gives every call a fresh copy of its migrated template.
+  if (!shared) return { url: await testDatabaseUrl() };
+  const url = new URL(shared);
+  const name = `${url.pathname.slice(1)}_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  const admin = await openDatabase({ url: shared, maxConnections: 1 });
+  try {
+    await sql`create database ${sql.id(name)}`.execute(admin.db);
+  } finally {
+    await admin.close();
+  }
+  afterAll(async () => {
+    const cleanup = await openDatabase({ url: shared, maxConnections: 1 });
+    try {
+      await sql`drop database if exists ${sql.id(name)} with (force)`.execute(cleanup.db);
+    } finally {
+      await cleanup.close();
+    }
+  });
+  url.pathname = `/${name}`;
+  return { url: url.href };
+}
+
+export interface TestServerOptions {
+  rateLimits?: Partial<RateLimitConfig>;
+  clock?: () => number;
+  alerts?: Partial<AlertOptions>;
+  /** Schedules the retention job (it runs at start); none unless given. */
+  retention?: RetentionJobOptions;
+  /** Default: the shared test database (TEST_DATABASE_URL), or a fresh one in the embedded test cluster. */
+  database?: TestDatabase;
+}
+
+/** A server for this test file, stopped after it (or before, by `stop`). Rate limits are off unless given. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const server = await startServer({
     port: 0,
     host: '127.0.0.1',
-    databaseUrl: await testDatabaseUrl(),
+    databaseUrl: options.database?.url ?? (await testDatabaseUrl()),
     databaseBackend: testBackend,
     rateLimits: { ...unlimited, ...options.rateLimits },
     clock: options.clock,
     alerts: options.alerts,
+    retention: options.retention,
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
   });
-  afterAll(() => server.stop());
+  let stopped: Promise<void> | undefined;
+  const stop = () => {
+    stopped ??= server.stop();
+    return stopped;
+  };
+  afterAll(stop);
   const call = async (method: string, path: string, callOptions: CallOptions = {}): Promise<Reply> => {
     const headers: Record<string, string> = { ...callOptions.headers };
     if (callOptions.token) headers.authorization = `Bearer ${callOptions.token}`;
@@ -72,7 +122,7 @@ export async function startTestServer(
     }
     return { status: response.status, headers: response.headers, body: parsed };
   };
-  return { ...server, call };
+  return { ...server, stop, call };
 }
 
 export const uniqueEmail = () => `user-${randomUUID()}@example.com`;

@@ -101,6 +101,7 @@ describe('OpenAPI document', () => {
         'GET /api/issues',
         'GET /api/issues/{id}',
         'GET /api/openapi.json',
+        'GET /api/outcomes',
         'GET /api/overview',
         'GET /api/overview/timeseries',
         'GET /healthz',

@@ -61,6 +61,7 @@ export type Breakdown = IssueDetail['breakdown'];
 export type AlertRule = CollectorOutputs['alerts']['list']['alerts'][number];
 export type AlertTrigger = AlertRule['trigger'];
 export type AlertDelivery = CollectorOutputs['alerts']['deliveries']['deliveries'][number];
+export type Outcome = CollectorOutputs['outcomes']['get']['outcomes'][number];
 
 /** Every app type the API takes, in the order the form offers them; checked against the API's own type. */
 export const appTypes: readonly AppType[] = domainAppTypes;

@@ -10,16 +10,21 @@ import { PGlite } from '@electric-sql/pglite';
 import { migrateToLatest, openDatabase } from '@collector/db';
 import pg from 'pg';
 
-// One statement: unnest the batch, insert the events (duplicates skipped), upsert the issues of the rows actually
-// inserted (in fingerprint order, so concurrent batches lock issue rows in one order), report how many were stored.
+// One statement: unnest the batch, claim the event ids (duplicates skipped: events is partitioned by day and keeps no
+// unique key, so event_ids deduplicates, as in the collector), insert the events claimed, upsert the issues of the rows
+// actually inserted (in fingerprint order, so concurrent batches lock issue rows in one order), report how many were stored.
 const INSERT_BATCH = `
 WITH src AS (
   SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::int8[], $7::text[], $8::text[], $9::text[], $10::text[])
     AS e(event_id, fingerprint, type, ts, anonymous_id, message, error_type, payload)
+), ids AS (
+  INSERT INTO event_ids (app_key, event_id, day)
+  SELECT $1, event_id, (ts / 86400000)::int4 FROM src
+  ON CONFLICT DO NOTHING
+  RETURNING event_id
 ), ins AS (
   INSERT INTO events (app_key, event_id, fingerprint, type, timestamp, received_at, anonymous_id, payload)
-  SELECT $1, event_id, fingerprint, type, ts, $2, anonymous_id, payload::jsonb FROM src
-  ON CONFLICT DO NOTHING
+  SELECT DISTINCT ON (event_id) $1, event_id, fingerprint, type, ts, $2, anonymous_id, payload::jsonb FROM src JOIN ids USING (event_id)
   RETURNING event_id
 ), up AS (
   INSERT INTO issues (app_key, fingerprint, message, error_type, event_count, user_count, first_seen_at, last_seen_at)

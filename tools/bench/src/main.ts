@@ -4,6 +4,9 @@
 //   pnpm bench --embedded      PGlite (EMBEDDED=pglite): collector on PGlite in a temp folder vs a bare PGlite server
 //                              (the embedded PostgreSQL default against PostgreSQL: `pnpm --filter @collector/bench footprint`)
 //   pnpm bench --queries       dashboard queries at 1M events (queries.ts): p50/p95 over 200 calls each, through the API
+//   pnpm bench --disk          disk (disk.ts): bytes per event, 60 simulated days with RETENTION_DAYS=7, p99 during a
+//                              retention run; --events 1000000 --days 60 --events-per-day 100000 --retention-days 7
+//                              --delete-events 1000000 --rate 2000 (events/s of the load in part 3) --seconds 10 --parts 1,2,3
 //   pnpm bench --sentry        the Sentry endpoints (envelope, gzipped store) against the batch endpoint, per event (sentry.ts);
 //                              PostgreSQL, or the embedded backend with --embedded
 //   pnpm bench --all           postgres, embedded and queries, one after the other
@@ -36,17 +39,25 @@ import pg from 'pg';
 import { type AlertBench, startAlertBench } from './alerts';
 import { closedLoopRound, emptyTally, pacedRound, type Tally, type Target } from './load';
 import { busyMs, summarizeProfile } from './profile';
+import { runDiskBench } from './disk';
 import { runQueryBench } from './queries';
 import { createSentryApp, emptySentryTally, type SentryKind, sentryEventSource, sentryRound } from './sentry';
 
 const { flags, number } = parseFlags(
-  `pnpm bench [--embedded | --queries | --sentry [--embedded] | --all] [--events 1000000] [--calls 200] [--seconds 10] [--rounds 2] [--warmup 3] [--connections 32] [--pool 10]
+  `pnpm bench [--embedded | --queries | --sentry [--embedded] | --disk | --all] [--events 1000000] [--days 60 --events-per-day 100000 --retention-days 7 --delete-events 1000000 --rate 2000 --parts 1,2,3] [--calls 200] [--seconds 10] [--rounds 2] [--warmup 3] [--connections 32] [--pool 10]
            [--reuse-db NAME --seed-file FILE] [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--collector-node-args "--max-old-space-size=256"] [--alerts] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`,
   {
     embedded: { type: 'boolean', default: false },
     all: { type: 'boolean', default: false },
     queries: { type: 'boolean', default: false },
     sentry: { type: 'boolean', default: false },
+    disk: { type: 'boolean', default: false },
+    days: { type: 'string', default: '60' },
+    'events-per-day': { type: 'string', default: '100000' },
+    'retention-days': { type: 'string', default: '7' },
+    'delete-events': { type: 'string', default: '1000000' },
+    rate: { type: 'string', default: '2000' },
+    parts: { type: 'string', default: '1,2,3' },
     events: { type: 'string', default: '1000000' },
     calls: { type: 'string', default: '200' },
     'reuse-db': { type: 'string' },
@@ -75,6 +86,11 @@ const options = {
   pacedShare: number('paced-share', 0.05, 1),
   events: number('events', 1000, 100_000_000),
   calls: number('calls', 1, 100_000),
+  days: number('days', 1, 3650),
+  eventsPerDay: number('events-per-day', 50, 100_000_000),
+  retentionDays: number('retention-days', 1, 3650),
+  deleteEvents: number('delete-events', 50, 100_000_000),
+  rate: number('rate', 50, 1_000_000),
 };
 const adminUrl = new URL(flags['pg-url'] as string);
 if (!['127.0.0.1', 'localhost', '[::1]'].includes(adminUrl.hostname)) {
@@ -552,10 +568,12 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
 
 // ---------------------------------------------------------------- main
 
-const modes: ('postgres' | 'embedded' | 'queries' | 'sentry')[] = flags.all
+const modes: ('postgres' | 'embedded' | 'queries' | 'sentry' | 'disk')[] = flags.all
   ? ['postgres', 'embedded', 'queries']
   : flags.sentry
     ? ['sentry']
+    : flags.disk
+      ? ['disk']
     : flags.queries
     ? ['queries']
     : flags.embedded
@@ -566,6 +584,11 @@ await exitAfter(async () => {
   for (const mode of modes) {
     if (mode === 'sentry') {
       ok = (await runSentryMode(flags.embedded ? 'embedded' : 'postgres')) && ok;
+    } else if (mode === 'disk') {
+      const parts = new Set(String(flags.parts).split(',').map(Number));
+      const lines = await runDiskBench({ repoRoot, adminUrl, ...options, parts, cleanups });
+      console.log(lines.join('\n'));
+      await cleanup();
     } else if (mode === 'queries') {
       const reuse = flags['reuse-db'] ? { database: flags['reuse-db'], seedFile: flags['seed-file'] ?? '' } : undefined;
       const result = await runQueryBench({ repoRoot, adminUrl, events: options.events, calls: options.calls, pool: options.pool, cleanups, reuse });

@@ -22,6 +22,7 @@ import {
   issuesGet,
   issuesList,
   openapi,
+  outcomesGet,
   overviewGet,
   overviewTimeseries,
   readyz,
@@ -83,6 +84,9 @@ export async function callEveryOperation(baseUrl: string): Promise<string[]> {
   lines.push(`overview events ${overview.data?.totals.events ?? codeOf(overview.error)}`);
   const series = await overviewTimeseries({ ...auth, query: { appKey, bucket: 'hour', from: hourAgo, to: now } });
   lines.push(`timeseries buckets ${series.data?.buckets.length ?? codeOf(series.error)}`);
+  const outcomes = await outcomesGet({ ...auth, query: { appKey, from: hourAgo, to: now } });
+  const accepted = outcomes.data?.outcomes.find((outcome) => outcome.reason === 'accepted');
+  lines.push(`outcomes accepted ${accepted?.events ?? codeOf(outcomes.error)}`);
 
   const issues = await issuesList({ ...auth, query: { appKey, limit: 20 } });
   const first = issues.data?.issues[0];

@@ -1,5 +1,5 @@
 // Sliding session expiry, driven through the procedures with createContextInner and a clock the test moves.
-import { EventWriter, openDatabase } from '@collector/db';
+import { EventWriter, OutcomeCounter, openDatabase } from '@collector/db';
 import { testDatabaseUrl } from '@collector/db/testing';
 import { sessionPolicy } from '@collector/domain';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -22,6 +22,7 @@ const callerAs = (authorization?: string) =>
       clock: () => now,
       rateLimiters: createRateLimiters(defaultRateLimits, database.db),
       eventWriter: new EventWriter(database.db),
+      outcomes: new OutcomeCounter(database.db),
       knownApps: new KnownApps(database.db),
       alerts: noAlertDelivery,
       publicUrl: () => 'http://localhost:3100',

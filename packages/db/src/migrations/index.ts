@@ -10,6 +10,7 @@ import * as activityByHour from './2026_11_21_0007_activity_by_hour';
 import * as activityKindNames from './2026_11_23_0008_activity_kind_names';
 import * as appDsn from './2026_11_23_0009_app_dsn';
 import * as triage from './2026_11_23_0010_triage';
+import * as retention from './2026_11_23_0011_retention';
 import * as alerts from './2026_11_23_0012_alerts';
 import * as rateLeases from './2026_11_23_0013_rate_leases';
 
@@ -24,6 +25,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0008_activity_kind_names': activityKindNames,
   '2026_11_23_0009_app_dsn': appDsn,
   '2026_11_23_0010_triage': triage,
+  '2026_11_23_0011_retention': retention,
   '2026_11_23_0012_alerts': alerts,
   '2026_11_23_0013_rate_leases': rateLeases,
 };

@@ -1,7 +1,8 @@
-// Events: the statement's input, and the insert that stores each new event once. An (app, eventId) already stored,
-// before or by a concurrent statement, is left as it is (ON CONFLICT DO NOTHING); within a group the copies are dropped
-// before the statement (ingest.ts), so the first copy sent is the one stored. Every counter counts new_events only.
-import { culpritOf, displayMessage, errorTypeOf, type StoredEvent } from '@collector/domain';
+// Events: the statement's input, and the insert that stores each new event once. An (app, eventId) already seen,
+// before or by a concurrent statement, is left as it is (its claim in event_ids conflicts), even once its payload was
+// deleted; within a group the copies are dropped before the statement (ingest.ts), so the first copy sent is the one
+// stored. Every counter counts new_events only.
+import { culpritOf, DAY, displayMessage, errorTypeOf, type StoredEvent } from '@collector/domain';
 import { sql } from 'kysely';
 import { part, type StatementPart } from './statement';
 
@@ -56,12 +57,22 @@ export const eventParts = (rowsJson: string): StatementPart[] => [
       message text, error_type text, culprit text, level text, release text, environment text
     )`,
   ),
+  // Deduplication: events is partitioned by day (migration 0011) and cannot hold (app_key, event_id) unique, so each id
+  // is claimed in event_ids, which remembers it after its payload is deleted (retention, the cap per issue): only the
+  // ids claimed here are new. Claimed in key order, so concurrent statements lock alike.
+  part(
+    'claimed_ids',
+    sql`insert into event_ids (app_key, event_id, day)
+    select app_key, event_id, (ts / ${sql.lit(DAY)})::int4 from sent_events
+    order by app_key, event_id
+    on conflict do nothing
+    returning app_key, event_id`,
+  ),
   part(
     'new_events',
     sql`insert into events (app_key, event_id, fingerprint, type, timestamp, received_at, anonymous_id, payload)
-    select app_key, event_id, fingerprint, type, ts, received_at, anonymous_id, payload from sent_events
-    order by app_key, event_id
-    on conflict do nothing
-    returning app_key, event_id, fingerprint, type, timestamp, received_at, anonymous_id`,
+    select s.app_key, s.event_id, s.fingerprint, s.type, s.ts, s.received_at, s.anonymous_id, s.payload
+    from sent_events s join claimed_ids c on c.app_key = s.app_key and c.event_id = s.event_id
+    returning app_key, event_id, fingerprint, type, timestamp, anonymous_id, received_at`,
   ),
 ];

@@ -7,6 +7,7 @@ import { alertParts } from './alerts';
 import { issueUserParts, ownerUserParts } from './distinct-users';
 import { eventParts } from './events';
 import { issueParts } from './issues';
+import { outcomeParts } from './outcomes';
 import { totalParts } from './totals';
 
 /** One named part of the statement (a CTE). A part reads only the parts before it, by name. */
@@ -18,9 +19,9 @@ export interface StatementPart {
 export const part = (name: string, query: RawBuilder<unknown>): StatementPart => ({ name, query });
 
 /**
- * The statement for the given input rows (a JSON array, see events.ts). A part may read only the parts before it:
- * events, issue users, issues, active hours and their links, owner users, totals (the order of the single template
- * this replaced), then alerts. Every statement is the same parts in the same order, and each insert writes its rows in key order,
+ * The statement for the given input rows (a JSON array, see events.ts) and the events received per app and hour
+ * (outcomes.ts). A part may read only the parts before it: events, issue users, issues, active hours and their links,
+ * owner users, totals (the order of the single template this replaced), outcomes, then alerts. Every statement is the same parts in the same order, and each insert writes its rows in key order,
  * so concurrent statements lock rows alike. Every data-modifying part runs once, to completion, whether or not a later
  * part reads it; all of them see the same snapshot, which is why a part that must see another part's writes reads that
  * part's RETURNING rows rather than its table.
@@ -34,8 +35,17 @@ export interface StatementRow {
   regressed: boolean | null;
 }
 
-export function storeStatement(rowsJson: string, keepFrom: number): RawBuilder<StatementRow> {
-  const parts = [...eventParts(rowsJson), ...issueUserParts(), ...issueParts(), ...activityParts(keepFrom), ...ownerUserParts(), ...totalParts(), ...alertParts()];
+export function storeStatement(rowsJson: string, receivedJson: string, keepFrom: number): RawBuilder<StatementRow> {
+  const parts = [
+    ...eventParts(rowsJson),
+    ...issueUserParts(),
+    ...issueParts(),
+    ...activityParts(keepFrom),
+    ...ownerUserParts(),
+    ...totalParts(),
+    ...outcomeParts(receivedJson),
+    ...alertParts(),
+  ];
   return withParts(
     parts,
     sql`select app_key, event_id, fingerprint, null::boolean as created, null::boolean as regressed from new_events

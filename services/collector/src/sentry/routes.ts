@@ -42,18 +42,21 @@ export function createSentryRoutes(createContext: (opts: { req: Request }) => Co
   const handle =
     (read: (req: Request) => Promise<SentryEnvelope>): RequestHandler =>
     async (req, res, next) => {
+      const ctx = createContext({ req });
+      // The app, once its key in the URL or header is known good: a body refused as too large is counted against it.
+      let appKey: string | undefined;
       try {
-        const ctx = createContext({ req });
         const projectId = String(req.params.projectId);
         let publicKey = keyFromRequest(req);
         // A key in the URL or header is checked before the body is read: a wrong one costs nothing more.
-        if (publicKey !== undefined) await appKeyForDsn(ctx, projectId, publicKey);
+        if (publicKey !== undefined) appKey = await appKeyForDsn(ctx, projectId, publicKey);
         const envelope = await read(req);
         const dsn = typeof envelope.header.dsn === 'string' ? parseDsn(envelope.header.dsn) : undefined;
         publicKey ??= dsn?.publicKey;
-        res.json(await ingestSentryEvents(ctx, { projectId, publicKey, events: envelope.events }));
+        res.json(await ingestSentryEvents(ctx, { projectId, publicKey, events: envelope.events, skippedItems: envelope.skippedItems }));
       } catch (error) {
         const appError = toAppError(error);
+        if (appError.code === 'PAYLOAD_TOO_LARGE' && appKey !== undefined) ctx.outcomes.count(appKey, 'too_large', 1, ctx.clock());
         // Sentry SDKs read this header, not Retry-After alone: the whole organisation (this app) is to wait.
         if (appError.code === 'RATE_LIMITED') res.setHeader('X-Sentry-Rate-Limits', `${appError.retryAfterSeconds ?? 1}::organization`);
         next(appError);

@@ -8,6 +8,7 @@ import { EventsChart } from '../chart';
 import { IssueName } from '../issue-title';
 import { Link, navigate, paths, rememberSection, useLocation, useTitle } from '../navigation';
 import { countOf, formatNumber } from '../numbers';
+import { OutcomesPanel } from '../outcomes-panel';
 import { useQuery } from '../query';
 import { EmptyState, ErrorState, Loading } from '../states';
 import { Time } from '../time';
@@ -62,7 +63,9 @@ export function OverviewScreen() {
   // Whether anything ever came, for the hint to add the SDK (the period's totals may be zero for a quiet period).
   const ever = useQuery(async () => (from === undefined ? null : (await client.overview.get.query({ appKey })).totals.events), [appKey, from === undefined, now]);
   const latest = useQuery(() => client.issues.list.query({ appKey, limit: 5, status: 'unresolved' }), [appKey, now]);
+  const [refreshes, setRefreshes] = useState(0);
   const refresh = () => {
+    setRefreshes((count) => count + 1);
     apps.reload(); // apps made elsewhere (another tab, the API) join the filter
     setNow(Date.now());
   };
@@ -141,6 +144,8 @@ export function OverviewScreen() {
         {series.status === 'loading' && !series.data && <Loading />}
         {series.data && <EventsChart series={series.data} />}
       </section>
+
+      <OutcomesPanel appKey={appKey} refreshKey={refreshes} />
 
       <section className="panel" aria-labelledby="latest-title">
         <div className="panel-head">

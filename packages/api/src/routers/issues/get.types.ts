@@ -9,7 +9,8 @@ export const getIssueMeta: Meta = {
     path: '/api/issues/{id}',
     summary: 'One issue, its daily series, a breakdown and a page of its events',
     description:
-      'id is <appKey>:<fingerprint>, raw or with the colons encoded as %3A. Events come newest first, each as it was sent plus receivedAt; ' +
+      'id is <appKey>:<fingerprint>, raw or with the colons encoded as %3A. Events come newest first, each as it was sent plus receivedAt, ' +
+      'those still stored (RETENTION_DAYS, MAX_EVENTS_PER_ISSUE), while eventCount and userCount count every event accepted; ' +
       'pass nextCursor back as cursor for older ones. issue.series counts every event ever accepted per UTC day (by event timestamp) over the ' +
       `last ${issueSeriesDays} days, today included, oldest first, every day present. breakdown counts the issue’s newest ${issueBreakdownEvents} ` +
       'stored events by browser, operating system, release and environment (most first).',

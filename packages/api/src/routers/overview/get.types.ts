@@ -8,8 +8,10 @@ export const overviewMeta: Meta = {
     path: '/api/overview',
     summary: 'Totals over the caller’s apps',
     description:
-      'events: all stored events; errors: those of type error; failedRequests: those of type request; affectedUsers: distinct anonymousIds; ' +
-      'issues: distinct issues. Over all of the caller’s apps, or one with appKey; from (inclusive) and to (exclusive) narrow to event timestamps in a window.',
+      'events: every event accepted, including those whose payloads retention or the cap per issue deleted since; errors: those of type error; ' +
+      'failedRequests: those of type request; affectedUsers: distinct anonymousIds; issues: distinct issues. Over all of the caller’s apps, or one ' +
+      'with appKey; from (inclusive) and to (exclusive) narrow to event timestamps in a window (see the README for windows reaching before the ' +
+      'retention cut-off).',
     tags: ['dashboard'],
   },
   contract: { errors: ['UNAUTHENTICATED', 'VALIDATION_FAILED', 'NOT_FOUND'] },

@@ -1,0 +1,31 @@
+import { outcomeReasons } from '@collector/domain';
+import { z } from 'zod';
+import { queryAppKey, queryEpochMs } from '../../schemas';
+import type { Meta } from '../../trpc';
+
+export const outcomesMeta: Meta = {
+  openapi: {
+    method: 'GET',
+    path: '/api/outcomes',
+    summary: 'What happened to the events apps sent, per reason',
+    description:
+      'Every reason once, zeros included: accepted (new events stored), duplicate (eventId already stored, or remembered after its payload was ' +
+      'deleted), invalid (events rejected one by one), rate_limited (events of requests refused with 429), too_large (events refused for size ' +
+      'that could be attributed to an app: see the README), unsupported (envelope items skipped). Counted per app and UTC hour of receipt, and ' +
+      'kept after the events themselves are deleted. Over all of the caller’s apps, or one with appKey; from (inclusive) and to (exclusive) ' +
+      'take every hour of receipt they overlap.',
+    tags: ['dashboard'],
+  },
+  contract: { errors: ['UNAUTHENTICATED', 'VALIDATION_FAILED', 'NOT_FOUND'] },
+};
+
+export const ZOutcomesRequestSchema = z
+  .object({ appKey: queryAppKey.optional(), from: queryEpochMs.optional(), to: queryEpochMs.optional() })
+  .refine((query) => query.from === undefined || query.to === undefined || query.from <= query.to, { path: ['to'], message: 'must not be before from' });
+
+export const ZOutcomesResponseSchema = z.object({
+  outcomes: z.array(z.object({ reason: z.enum(outcomeReasons), events: z.int().min(0) })),
+});
+
+export type TOutcomesRequest = z.infer<typeof ZOutcomesRequestSchema>;
+export type TOutcomesResponse = z.infer<typeof ZOutcomesResponseSchema>;

@@ -1,0 +1,50 @@
+// Outcomes counted by the statement itself: of the events its batches sent (every copy, per app and UTC hour of
+// receipt), those stored now are `accepted`, the rest `duplicate`. Written in the same commit as the events they
+// count, so a crash loses neither. The other reasons are counted before any statement (packages/db/src/outcomes.ts).
+import { HOUR } from '@collector/domain';
+import { sql } from 'kysely';
+import type { PreparedBatch } from '../ingest';
+import { part, type StatementPart } from './statement';
+
+const hour = sql.lit(HOUR);
+
+/** Events received per app and hour of receipt, every copy counted: the statement's second input. */
+export interface ReceivedRow {
+  app_key: string;
+  hour_start: number;
+  events: number;
+}
+
+export function receivedRows(batches: readonly PreparedBatch[]): ReceivedRow[] {
+  const rows = new Map<string, ReceivedRow>();
+  for (const batch of batches) {
+    const hourStart = Math.floor(batch.receivedAt / HOUR) * HOUR;
+    const key = `${batch.appKey}\u0000${hourStart}`;
+    const row = rows.get(key) ?? { app_key: batch.appKey, hour_start: hourStart, events: 0 };
+    row.events += batch.eventIds.length;
+    rows.set(key, row);
+  }
+  return [...rows.values()];
+}
+
+export const outcomeParts = (receivedJson: string): StatementPart[] => [
+  part('received_events', sql`select * from jsonb_to_recordset(${receivedJson}::jsonb) as r(app_key text, hour_start int8, events int8)`),
+  part(
+    'accepted_by_hour',
+    sql`select r.app_key, r.hour_start, r.events as received, count(n.event_id) as accepted
+    from received_events r left join new_events n on n.app_key = r.app_key and (n.received_at / ${hour}) * ${hour} = r.hour_start
+    group by 1, 2, 3`,
+  ),
+  part(
+    'outcome_counts',
+    sql`insert into outcomes as o (app_key, hour_start, reason, events)
+    select app_key, hour_start, reason, events from (
+      select app_key, hour_start, 'accepted' as reason, accepted as events from accepted_by_hour
+      union all
+      select app_key, hour_start, 'duplicate', received - accepted from accepted_by_hour
+    ) counted
+    where events > 0
+    order by 1, 2, 3
+    on conflict (app_key, hour_start, reason) do update set events = o.events + excluded.events`,
+  ),
+];

@@ -1,0 +1,77 @@
+// "What was dropped and why": per reason, the events the collector received for all apps or one over a period, as
+// horizontal bars (drawn with CSS: no chart library). Its own component, so the overview only places it.
+import { useState } from 'react';
+import { client, type Outcome } from './api';
+import { countOf, formatNumber } from './numbers';
+import { useQuery } from './query';
+import { ErrorState, Loading } from './states';
+
+const HOUR = 3_600_000;
+// Worded apart from the events chart's own period buttons ("Last 24 hours"), so each control has a name of its own.
+const periods = [
+  ['day', 'Past 24 hours', 24 * HOUR],
+  ['month', 'Past 30 days', 30 * 24 * HOUR],
+] as const;
+
+// The API lists every reason, in its order; these say what each means.
+const labels: Record<Outcome['reason'], { label: string; why: string }> = {
+  accepted: { label: 'Accepted', why: 'new events stored' },
+  duplicate: { label: 'Duplicates', why: 'retries of events already received: stored once' },
+  invalid: { label: 'Invalid', why: 'events rejected one by one (see the batch answer’s rejected list)' },
+  rate_limited: { label: 'Rate limited', why: 'events of requests refused with 429: over INGEST_RATE_LIMIT' },
+  too_large: { label: 'Too large', why: 'requests refused with 413 (over 1 MiB), one per request' },
+  unsupported: { label: 'Unsupported', why: 'envelope items this collector skips' },
+};
+
+/** The outcomes of one app (or all), refreshed when `refreshKey` changes. */
+export function OutcomesPanel({ appKey, refreshKey }: { appKey: string | undefined; refreshKey: number }) {
+  const [period, setPeriod] = useState<(typeof periods)[number][0]>('day');
+  const span = periods.find(([value]) => value === period)?.[2] ?? 24 * HOUR;
+  const outcomes = useQuery(
+    async () => (await client.outcomes.get.query({ appKey, from: Date.now() - span })).outcomes,
+    [appKey, span, refreshKey],
+  );
+  const list = outcomes.data ?? [];
+  const countOfReason = (reason: Outcome['reason']) => list.find((outcome) => outcome.reason === reason)?.events ?? 0;
+  const received = list.reduce((sum, outcome) => sum + outcome.events, 0);
+  const dropped = received - countOfReason('accepted') - countOfReason('duplicate');
+  const peak = Math.max(1, ...list.map((outcome) => outcome.events));
+  const summary =
+    received === 0
+      ? 'Nothing received in this period.'
+      : `${countOf(received, 'event')} received; ${formatNumber(dropped)} dropped (${((dropped / received) * 100).toFixed(1)}%).`;
+
+  return (
+    <section className="panel" aria-labelledby="outcomes-title">
+      <div className="panel-head">
+        <h2 id="outcomes-title">What was dropped and why</h2>
+        <fieldset className="segmented">
+          <legend className="visually-hidden">Period of the outcomes</legend>
+          {periods.map(([value, label]) => (
+            <button key={value} type="button" aria-pressed={period === value} onClick={() => setPeriod(value)}>
+              {label}
+            </button>
+          ))}
+        </fieldset>
+      </div>
+      {outcomes.status === 'error' && <ErrorState title="Could not load the outcomes" message={outcomes.error} onRetry={outcomes.reload} />}
+      {outcomes.status === 'loading' && !outcomes.data && <Loading />}
+      {outcomes.data && (
+        <figure className="outcomes" aria-busy={outcomes.status === 'loading'}>
+          <dl>
+            {list.map(({ reason, events }) => (
+              <div key={reason} className={`outcome outcome-${reason}`} data-outcome={reason} title={labels[reason].why}>
+                <dt>{labels[reason].label}</dt>
+                <dd>
+                  <span className="outcome-bar" style={{ width: `${(events / peak) * 100}%` }} aria-hidden="true" />
+                  <span className="outcome-count">{formatNumber(events)}</span>
+                </dd>
+              </div>
+            ))}
+          </dl>
+          <figcaption className="chart-summary">{summary} Counted by the hour the collector received them; kept after the events are deleted.</figcaption>
+        </figure>
+      )}
+    </section>
+  );
+}
