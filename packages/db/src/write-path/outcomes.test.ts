@@ -37,7 +37,7 @@ describe('write path: outcomes', () => {
     await store(batch(appKey, [errorEvent(appKey, 'evt_gone')]));
     await db.deleteFrom('events').where('app_key', '=', appKey).execute();
     const [again] = await store(batch(appKey, [errorEvent(appKey, 'evt_gone')]));
-    expect(again).toEqual({ stored: 0, duplicates: 1 });
+    expect(again).toMatchObject({ stored: 0, duplicates: 1 });
     expect(await db.selectFrom('events').select('event_id').where('app_key', '=', appKey).execute()).toEqual([]);
     const totals = await db.selectFrom('app_totals').select('events').where('app_key', '=', appKey).executeTakeFirstOrThrow();
     expect(totals.events).toBe(1);
