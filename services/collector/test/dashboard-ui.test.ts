@@ -202,7 +202,7 @@ describe(`dashboard in a browser (${backend})`, () => {
     expect(await page.locator('svg rect.chart-errors').count()).toBeGreaterThan(3);
     expect(await page.locator('svg rect.chart-requests').count()).toBe(3);
     // All time: the older one-off issues too, and the period in the URL.
-    await page.getByRole('button', { name: 'All time' }).click();
+    await page.getByRole('button', { name: 'All time', exact: true }).click();
     await page.getByRole('heading', { name: 'Totals, all time' }).waitFor();
     await waitForText(total('events'), String(shopEvents.length + 1));
     expect(new URL(page.url()).searchParams.get('range')).toBe('all');
@@ -225,7 +225,7 @@ describe(`dashboard in a browser (${backend})`, () => {
     await waitForText(total('events'), String(shopEvents.length + 1));
 
     // The 30-day chart shows the older issues too.
-    await page.getByRole('button', { name: '30 days' }).click();
+    await page.getByRole('button', { name: '30 days', exact: true }).click();
     await page.getByRole('heading', { name: 'Totals, the last 30 days' }).waitFor();
     await page.getByText(/^\d+ events in the last \d+ days/).waitFor();
     await shot('07-overview-30-days');
