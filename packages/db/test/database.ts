@@ -83,7 +83,7 @@ export async function testDatabaseUrl(): Promise<string> {
  * database on its server.
  */
 export async function emptyTestDatabaseUrl(): Promise<string> {
-  const server = process.env.TEST_DATABASE_URL ?? inject('embeddedCluster')?.adminUrl;
+  const server = process.env.TEST_DATABASE_URL || inject('embeddedCluster')?.adminUrl; // CI sets it empty for the embedded run
   if (!server) throw new Error('no embedded test cluster: run the tests through vitest (its global setup starts one)');
   const { name, url } = await createDatabase(server, 'test_empty', 'template0');
   // On a PostgreSQL of the machine it would outlive the run (the embedded cluster goes with its folder).
