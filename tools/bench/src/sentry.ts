@@ -6,7 +6,7 @@
 // Target (issue "Sentry SDKs report here unmodified"): envelope and store >= 0.8x the batch endpoint per event.
 import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
-import type { EventSource } from '@collector/tool-kit';
+import { createAccountWithAppRecords, type EventSource } from '@collector/tool-kit';
 
 interface CollectorEvent {
   eventId: string;
@@ -167,18 +167,8 @@ export async function sentryRound(kind: SentryKind, target: SentryTarget, next: 
 
 /** The first app's DSN on a running collector, by its API: register, create a web app, read app.dsn. */
 export async function createSentryApp(origin: string): Promise<SentryTarget & { appKey: string }> {
-  const post = async (path: string, body: unknown, token?: string) => {
-    const response = await fetch(`${origin}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(body),
-    });
-    const json = (await response.json()) as Record<string, any>;
-    if (response.status !== 201) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
-  };
-  const { token } = await post('/api/auth/register', { email: `bench-sentry-${Date.now()}-${process.pid}@example.com`, password: 'tools passphrase for collector' });
-  const { app } = await post('/api/apps', { name: 'Bench Sentry', type: 'web' }, token);
-  const dsn = new URL(app.dsn as string);
-  return { origin, appKey: app.appKey as string, projectId: dsn.pathname.split('/').at(-1) as string, publicKey: dsn.username };
+  const [app] = await createAccountWithAppRecords(origin, ['Bench Sentry']);
+  if (!app) throw new Error('no app was created');
+  const dsn = new URL(app.dsn);
+  return { origin, appKey: app.appKey, projectId: dsn.pathname.split('/').at(-1) as string, publicKey: dsn.username };
 }

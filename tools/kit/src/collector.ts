@@ -5,8 +5,14 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** Registers an account on a running collector through its API and creates one web app per name; their appKeys. */
-export async function createAccountWithApps(origin: string, appNames: readonly string[]): Promise<string[]> {
+/** An app as the collector's API answers it (the fields the tools read). */
+export interface CreatedApp {
+  appKey: string;
+  dsn: string;
+}
+
+/** Registers an account on a running collector through its API and creates one web app per name; the apps. */
+export async function createAccountWithAppRecords(origin: string, appNames: readonly string[]): Promise<CreatedApp[]> {
   const post = async (path: string, body: unknown, token?: string) => {
     const response = await fetch(`${origin}${path}`, {
       method: 'POST',
@@ -18,12 +24,17 @@ export async function createAccountWithApps(origin: string, appNames: readonly s
     return json;
   };
   const { token } = await post('/api/auth/register', { email: `tools-${Date.now()}-${process.pid}@example.com`, password: 'tools passphrase for collector' });
-  const appKeys: string[] = [];
+  const apps: CreatedApp[] = [];
   for (const name of appNames) {
     const { app } = await post('/api/apps', { name, type: 'web' }, token);
-    appKeys.push(app.appKey as string);
+    apps.push(app as CreatedApp);
   }
-  return appKeys;
+  return apps;
+}
+
+/** The same, for tools that need only the appKeys. */
+export async function createAccountWithApps(origin: string, appNames: readonly string[]): Promise<string[]> {
+  return (await createAccountWithAppRecords(origin, appNames)).map((app) => app.appKey);
 }
 
 export async function freePort(): Promise<number> {
