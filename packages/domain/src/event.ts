@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { computeFingerprint } from './fingerprint';
 import { eventFieldChars, limits } from './limits';
-import { nestingDepth, storableJson, truncateUtf8 } from './text';
+import { scanJson, storableCopy, truncateUtf8 } from './text';
 import { detailsOf, summarize } from './validation';
 
 export const eventTypes = ['error', 'request'] as const;
@@ -122,10 +122,12 @@ export function errorTypeOf(event: Pick<StoredEvent, 'errorType' | 'type'>): str
 
 export function judgeEvent(raw: unknown, context: { appKey: string; receivedAt: number }): EventVerdict {
   const claimedId = typeof raw === 'object' && raw !== null && 'eventId' in raw && typeof raw.eventId === 'string' ? raw.eventId.slice(0, 80) : undefined;
-  if (nestingDepth(raw, limits.nestingDepth + 1) > limits.nestingDepth) {
+  // One walk for both things the schema cannot be trusted with: depth (zod recurses) and text PostgreSQL refuses.
+  const scan = scanJson(raw, limits.nestingDepth);
+  if (scan.tooDeep) {
     return { ok: false, eventId: claimedId, message: `nested deeper than ${limits.nestingDepth} levels` };
   }
-  const parsed = eventSchema.safeParse(storableJson(raw));
+  const parsed = eventSchema.safeParse(scan.unstorable ? storableCopy(raw) : raw);
   if (!parsed.success) {
     return { ok: false, eventId: claimedId, message: summarize(detailsOf(parsed.error.issues)) };
   }
@@ -133,11 +135,10 @@ export function judgeEvent(raw: unknown, context: { appKey: string; receivedAt: 
   if (input.appKey !== undefined && input.appKey !== context.appKey) {
     return { ok: false, eventId: input.eventId, message: "appKey: differs from the batch's appKey" };
   }
-  const event: StoredEvent = {
-    ...input,
-    appKey: context.appKey,
-    fingerprint: input.fingerprint ?? computeFingerprint({ ...input, errorType: errorTypeOf(input) }),
-  };
+  // zod's output is a new object of our own: it is completed in place rather than copied (ingestion's hot path).
+  const event = input as StoredEvent;
+  event.appKey = context.appKey;
+  event.fingerprint = input.fingerprint ?? computeFingerprint({ errorType: errorTypeOf(input), message: input.message, stack: input.stack, request: input.request });
   const { timestamp } = input;
   if (timestamp > context.receivedAt + limits.futureSkewMs || timestamp < context.receivedAt - limits.maxEventAgeMs) {
     event.timestamp = context.receivedAt;

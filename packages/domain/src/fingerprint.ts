@@ -92,8 +92,9 @@ export function parseFrame(line: string): [string, string] | null {
 
 /** Content hashes in bundle names change with every deploy: app.3f9a2c1b.js, index-D8s7xX3k.js -> app.<hash>.js */
 function fileName(location: string): string {
-  const path = location.split(/[?#]/, 1)[0] ?? '';
-  const base = path.slice(path.lastIndexOf('/') + 1);
+  const base = baseName(location);
+  // A hash has a digit; most file names have none and need no splitting.
+  if (!hasDigit(base)) return base;
   const parts = base.split(/([.-])/);
   // parts alternate name, separator, name...; the last name is the extension.
   for (let i = 2; i < parts.length - 1; i += 2) {
@@ -106,6 +107,16 @@ function fileName(location: string): string {
   return parts.join('');
 }
 
+/** The last path segment of a location, query and fragment cut: "https://x/a/b.js?v=1#l" -> "b.js". */
+function baseName(location: string): string {
+  let end = location.length;
+  for (let i = 0; i < end; i++) {
+    const code = location.charCodeAt(i);
+    if (code === 63 || code === 35) end = i; // ? #
+  }
+  return location.slice(location.lastIndexOf('/', end - 1) + 1, end);
+}
+
 /** Frames sit at the top; a stack this long or a line this wide is noise, not more evidence. */
 export const STACK_SCAN_LINES = 100;
 export const FRAME_LINE_CHARS = 1024;
@@ -113,13 +124,16 @@ export const FRAME_LINE_CHARS = 1024;
 /** The first frames of a stack trace as "function@file", line and column left out so a redeploy keeps the group. */
 export function topFrames(stack: string, count = 5): string[] {
   const frames: string[] = [];
-  const lines = stack.split('\n', STACK_SCAN_LINES);
-  for (const line of lines) {
-    if (frames.length >= count) break;
-    if (line.length > FRAME_LINE_CHARS) continue;
-    const frame = parseFrame(line);
-    if (!frame) continue;
-    frames.push(`${frame[0].trim() || '?'}@${fileName(frame[1])}`);
+  // Line by line, without splitting the whole stack: only the first frames are read.
+  let start = 0;
+  for (let line = 0; line < STACK_SCAN_LINES && frames.length < count && start <= stack.length; line++) {
+    let end = stack.indexOf('\n', start);
+    if (end < 0) end = stack.length;
+    if (end - start <= FRAME_LINE_CHARS) {
+      const frame = parseFrame(stack.slice(start, end));
+      if (frame) frames.push(`${frame[0].trim() || '?'}@${fileName(frame[1])}`);
+    }
+    start = end + 1;
   }
   return frames;
 }

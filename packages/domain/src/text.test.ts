@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { nestingDepth, truncateUtf8 } from './text';
+import fc from 'fast-check';
+import { isStorableText, scanJson, truncateUtf8 } from './text';
 
 const utf8Length = (text: string) => new TextEncoder().encode(text).length;
 
@@ -61,47 +62,76 @@ describe('truncateUtf8', () => {
   });
 });
 
-describe('nestingDepth', () => {
-  it('is 0 for scalars and null', () => {
-    expect(nestingDepth(null, 16)).toBe(0);
-    expect(nestingDepth(undefined, 16)).toBe(0);
-    expect(nestingDepth(42, 16)).toBe(0);
-    expect(nestingDepth('text', 16)).toBe(0);
-    expect(nestingDepth(true, 16)).toBe(0);
+describe('scanJson', () => {
+  const tooDeep = (value: unknown, maxDepth: number) => scanJson(value, maxDepth).tooDeep;
+  const chain = (depth: number) => {
+    let value: unknown[] = [];
+    for (let i = 1; i < depth; i++) value = [value];
+    return value;
+  };
+
+  it('never finds scalars and null too deep', () => {
+    for (const value of [null, undefined, 42, 'text', true]) expect(tooDeep(value, 0)).toBe(false);
   });
 
-  it('is 1 for flat objects and arrays, empty or not', () => {
-    expect(nestingDepth({}, 16)).toBe(1);
-    expect(nestingDepth([], 16)).toBe(1);
-    expect(nestingDepth({ a: 1, b: 'x', c: null }, 16)).toBe(1);
-    expect(nestingDepth([1, 2, 3], 16)).toBe(1);
+  it('counts flat objects and arrays, empty or not, as depth 1', () => {
+    for (const value of [{}, [], { a: 1, b: 'x', c: null }, [1, 2, 3]]) {
+      expect(tooDeep(value, 1)).toBe(false);
+      expect(tooDeep(value, 0)).toBe(true);
+    }
   });
 
-  it('counts the deepest branch of nested values', () => {
-    expect(nestingDepth({ a: {} }, 16)).toBe(2);
-    expect(nestingDepth({ a: [] }, 16)).toBe(2);
-    expect(nestingDepth([[[]]], 16)).toBe(3);
-    expect(nestingDepth({ shallow: { x: 1 }, deep: { a: { b: { c: [1] } } } }, 16)).toBe(5);
-    expect(nestingDepth([1, [2, [3, [4]]], {}], 16)).toBe(4);
+  it('follows the deepest branch of nested values', () => {
+    const value = { shallow: { x: 1 }, deep: { a: { b: { c: [1] } } } };
+    expect(tooDeep(value, 5)).toBe(false);
+    expect(tooDeep(value, 4)).toBe(true);
+    expect(tooDeep([1, [2, [3, [4]]], {}], 4)).toBe(false);
+    expect(tooDeep([1, [2, [3, [4]]], {}], 3)).toBe(true);
   });
 
-  it('stops at limit + 1 on a 100,000-deep array without overflowing the stack', () => {
-    let deep: unknown[] = [];
-    for (let i = 0; i < 100_000; i++) deep = [deep];
-    expect(nestingDepth(deep, 16)).toBe(17);
-    expect(nestingDepth(deep, 10)).toBe(11);
-    expect(nestingDepth(deep, 0)).toBe(1);
+  it('is exact at the limit', () => {
+    expect(tooDeep(chain(16), 16)).toBe(false);
+    expect(tooDeep(chain(17), 16)).toBe(true);
   });
 
-  it('stops at limit + 1 on a 100,000-deep object chain', () => {
+  it('stops past the limit on a 100,000-deep array or object chain without overflowing the stack', () => {
+    expect(tooDeep(chain(100_000), 16)).toBe(true);
     let deep: Record<string, unknown> = {};
     for (let i = 0; i < 100_000; i++) deep = { child: deep };
-    expect(nestingDepth(deep, 16)).toBe(17);
+    expect(tooDeep(deep, 16)).toBe(true);
   });
 
-  it('reports exact depth when the value is within the limit', () => {
-    let value: unknown[] = [];
-    for (let i = 1; i < 16; i++) value = [value];
-    expect(nestingDepth(value, 17)).toBe(16);
+  it('finds unstorable text in strings and keys at any depth within the limit', () => {
+    expect(scanJson({ a: ['fine', { b: 'caf\u00e9 \ud83d\ude00' }] }, 16).unstorable).toBe(false);
+    expect(scanJson({ a: ['fine', { b: 'nul\u0000' }] }, 16).unstorable).toBe(true);
+    expect(scanJson({ a: { 'lone\ud800': 1 } }, 16).unstorable).toBe(true);
+    expect(scanJson(['\udc00 first'], 16).unstorable).toBe(true);
+    // Both findings at once: one walk reports depth and text together.
+    expect(scanJson([['\u0000', chain(20)]], 16)).toEqual({ tooDeep: true, unstorable: true });
+  });
+});
+
+describe('isStorableText', () => {
+  // The definition, code unit by code unit: no NUL, every surrogate in a high-low pair.
+  const reference = (text: string) => {
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code === 0) return false;
+      if (code >= 0xd800 && code <= 0xdbff) {
+        const next = text.charCodeAt(i + 1);
+        if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
+        i++;
+      } else if (code >= 0xdc00 && code <= 0xdfff) return false;
+    }
+    return true;
+  };
+
+  it('agrees with the definition on any UTF-16 text', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)), maxLength: 40 }), (text) => {
+        expect(isStorableText(text)).toBe(reference(text));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
