@@ -398,6 +398,7 @@ async function runMode(backend: 'postgres' | 'embedded') {
       `(~${Math.round((source.batchSize * source.averageEventBytes) / 1024)} KiB/request), unique eventIds, ~200 fingerprints, 3,000 users; ` +
       `rounds alternate baseline/collector, ${options.rounds} x ${options.seconds} s each after ${options.warmup} s warm-up; db pool ${backend === 'postgres' ? options.pool : 1}`,
   );
+  out.push('servers: the collector as `pnpm start` runs it (services/collector/dist/main.mjs, plain node); the baseline through tsx');
   if (flags['node-args']) out.push(`NOTE: both servers run with node ${flags['node-args']}`);
   if (flags['collector-node-args']) out.push(`NOTE: the collector runs with node ${flags['collector-node-args']}`);
   if (flags.profile) out.push('NOTE: --profile is on: both servers run under --cpu-prof, figures are lower than without it');
@@ -475,7 +476,7 @@ async function runMode(backend: 'postgres' | 'embedded') {
   if (profileDir) {
     for (const name of ['collector', 'baseline']) {
       const dir = join(profileDir, name);
-      // One profile per thread: the busiest is the main thread (the other is tsx's module loader).
+      // One profile per thread: the busiest is the main thread (another is tsx's module loader, in the baseline).
       const files = readdirSync(dir)
         .filter((f) => f.endsWith('.cpuprofile'))
         .map((f) => join(dir, f))
@@ -497,15 +498,7 @@ async function runMode(backend: 'postgres' | 'embedded') {
 async function runSentryMode(backend: 'postgres' | 'embedded') {
   const started = Date.now();
   const store = backend === 'postgres' ? await postgresStore() : await embeddedStore();
-  const port = await freePort();
-  const collector = await startChild({
-    name: 'collector',
-    script: join(repoRoot, 'services/collector/src/main.ts'),
-    cwd: repoRoot,
-    port,
-    nodeArgs: (flags['collector-node-args'] as string).split(/\s+/).filter(Boolean),
-    env: { ...store.collectorEnv, PORT: String(port), HOST: '127.0.0.1', INGEST_RATE_LIMIT: '0', LOG_LEVEL: 'warn' },
-  });
+  const collector = await startCollector({ repoRoot, nodeArgs: (flags['collector-node-args'] as string).split(/\s+/).filter(Boolean), env: store.collectorEnv });
   cleanups.push(() => collector.stop());
   const app = await createSentryApp(collector.origin);
   const source = createEventSource();

@@ -1,5 +1,5 @@
 // The collector (or any server under test) as a child process of a tool, and an account with apps on it.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -75,7 +75,10 @@ export interface SpawnOptions {
   nodeArgs?: string[];
 }
 
-/** Starts `node --import tsx <script>` with a clean environment plus `env`, and waits until GET /readyz answers 200. */
+/**
+ * Starts `node <script>` (`node --import tsx <script>` for TypeScript) with a clean environment plus `env`, and waits until
+ * GET /readyz answers 200.
+ */
 export async function startChild(options: SpawnOptions, readyTimeoutMs = 60_000): Promise<Child> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
@@ -84,7 +87,8 @@ export async function startChild(options: SpawnOptions, readyTimeoutMs = 60_000)
       env[key] = value;
     }
   }
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', options.script], {
+  const loader = options.script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, options.script], {
     cwd: options.cwd,
     env: { ...env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -144,15 +148,18 @@ export async function startChild(options: SpawnOptions, readyTimeoutMs = 60_000)
 
 
 /**
- * Starts the collector (`services/collector/src/main.ts`) on a free port of 127.0.0.1, with the ingestion rate limit
- * off (a load tool would measure 429s otherwise) and warnings only in its log; `env` adds the database and overrides.
+ * Starts the collector on a free port of 127.0.0.1, with the ingestion rate limit off (a load tool would measure 429s
+ * otherwise) and warnings only in its log; `env` adds the database and overrides. It runs what `pnpm start` runs: the
+ * bundle services/collector/dist/main.mjs under plain node, built first when missing or stale; `source: true` runs
+ * src/main.ts through tsx instead.
  */
-export async function startCollector(options: { repoRoot: string; env: Record<string, string>; nodeArgs?: string[]; readyTimeoutMs?: number }): Promise<Child> {
+export async function startCollector(options: { repoRoot: string; env: Record<string, string>; nodeArgs?: string[]; readyTimeoutMs?: number; source?: boolean }): Promise<Child> {
+  if (!options.source) ensureCollectorBuilt(options.repoRoot);
   const port = await freePort();
   return startChild(
     {
       name: 'collector',
-      script: join(options.repoRoot, 'services/collector/src/main.ts'),
+      script: join(options.repoRoot, options.source ? 'services/collector/src/main.ts' : 'services/collector/dist/main.mjs'),
       cwd: options.repoRoot,
       port,
       nodeArgs: options.nodeArgs ?? [],
@@ -160,4 +167,9 @@ export async function startCollector(options: { repoRoot: string; env: Record<st
     },
     options.readyTimeoutMs,
   );
+}
+
+/** The production bundle, built as `pnpm start` builds it (a no-op when it is fresh); several tools at once are safe. */
+export function ensureCollectorBuilt(repoRoot: string): void {
+  execFileSync(process.execPath, [join(repoRoot, 'services/collector/scripts/ensure-built.mjs')], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
 }

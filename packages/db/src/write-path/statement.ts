@@ -2,6 +2,7 @@
 // joined into a single WITH, so that a group of batches is still one round trip and one commit, and the hot rows
 // (issues, totals) stay locked only for that statement.
 import { type RawBuilder, sql } from 'kysely';
+import { PREPARED } from '../connection';
 import { activityParts } from './activity';
 import { alertParts } from './alerts';
 import { issueUserParts, ownerUserParts } from './distinct-users';
@@ -46,16 +47,18 @@ export function storeStatement(rowsJson: string, receivedJson: string, keepFrom:
     ...outcomeParts(receivedJson),
     ...alertParts(),
   ];
+  // The same text for every group (the inputs are parameters): prepared once per connection.
   return withParts(
     parts,
     sql`select app_key, event_id, fingerprint, null::boolean as created, null::boolean as regressed from new_events
     union all
     select app_key, null, fingerprint, created, regressed from stored_issues where created or regressed`,
+    PREPARED,
   );
 }
 
 /** `with <part>, <part>, ... <final>`: exported so that a test can run some parts alone. */
-export function withParts<R>(parts: readonly StatementPart[], final: RawBuilder<unknown>): RawBuilder<R> {
+export function withParts<R>(parts: readonly StatementPart[], final: RawBuilder<unknown>, prefix = ''): RawBuilder<R> {
   const named = parts.map(({ name, query }) => sql`${sql.id(name)} as (${query})`);
-  return sql<R>`with ${sql.join(named, sql`,\n`)}\n${final}`;
+  return sql<R>`${sql.raw(prefix)}with ${sql.join(named, sql`,\n`)}\n${final}`;
 }
