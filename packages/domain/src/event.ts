@@ -19,7 +19,8 @@ const eventTimestampSchema = z
 
 export const fingerprintPattern = /^[A-Za-z0-9._-]{1,64}:[A-Za-z0-9._-]{1,128}$/;
 
-const truncatedTo = (maxBytes: number) => z.string().transform((text) => truncateUtf8(text, maxBytes));
+// overwrite, not transform: the schema stays a string (no pipe to run, one shape for input and output documents).
+const truncatedTo = (maxBytes: number) => z.string().overwrite((text) => truncateUtf8(text, maxBytes));
 
 /** A breadcrumb as stored and returned. */
 export const breadcrumbSchema = z.object({

@@ -109,8 +109,14 @@ export function createRestAdapter(createContext: (opts: { req: Request }) => Con
         if (parameters && Object.keys(parameters).length > 0) input = { ...(input as object), ...parameters };
       }
       const output = await procedureOf(route, req)(input);
-      if (route.status === 204) res.status(204).end();
-      else res.status(route.status).json(output);
+      if (route.status === 204) return void res.status(204).end();
+      // Written directly rather than through res.json, which also hashes every answer for an ETag: answers here are
+      // never cached (ingestion answers one per request, hundreds a second).
+      const body = JSON.stringify(output);
+      res.statusCode = route.status;
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.setHeader('Content-Length', Buffer.byteLength(body));
+      res.end(body);
     } catch (error) {
       next(error);
     }
