@@ -1,14 +1,16 @@
 // The retention run's partition upkeep against a real database of its own (a run changes the whole database, so never
 // the shared PostgreSQL test database): a day's events that waited in the default partition move into the day's
-// partition when it is created, and a run stops between statements when asked to.
-import { DAY } from '@collector/domain';
+// partition when it is created, a run stops between statements when asked to, and it trims the issues' daily counts to
+// what their series can show.
+import { DAY, type StoredEvent } from '@collector/domain';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { insertApp } from './apps';
+import { issueSeries } from './issues';
 import { openDatabase } from './connection';
 import { prepareBatch, storePreparedBatches } from './ingest';
 import { migrateToLatest } from './migrate';
-import { partitionName, runRetention } from './retention';
+import { ISSUE_DAYS_BACK, partitionName, runRetention } from './retention';
 
 const database = await openDatabase({ dataDir: 'memory://' });
 afterAll(() => database.close());
@@ -40,5 +42,40 @@ describe('retention run: partitions', () => {
     const aborted = new AbortController();
     aborted.abort();
     await expect(runRetention(db, { retentionDays: 1, maxEventsPerIssue: 10_000 }, Date.now(), { signal: aborted.signal })).rejects.toThrow();
+  });
+});
+
+describe('retention run: issue_days', () => {
+  it('deletes the days older than any series shows, in chunks; the series stays the same', async () => {
+    await insertApp(db, { app_key: 'web_days', user_id: 'user_ret', name: 'D', type: 'web', created_at: 0, public_key: 'b'.repeat(32) });
+    const now = Math.floor(Date.now() / DAY) * DAY + 12 * 3_600_000;
+    const today = now / DAY - 0.5;
+    // Two issues, each with events on days from 45 back to today, every batch received when its events happened.
+    const daysBack = [45, 40, ISSUE_DAYS_BACK + 1, ISSUE_DAYS_BACK, ISSUE_DAYS_BACK - 1, 29, 10, 0];
+    for (const back of daysBack) {
+      const at = now - back * DAY;
+      const events: StoredEvent[] = ['TypeError:a', 'RangeError:b'].map((fingerprint, i) => ({
+        eventId: `evt_days_${back}_${i}`,
+        appKey: 'web_days',
+        type: 'error',
+        timestamp: at - i,
+        fingerprint,
+      }));
+      await storePreparedBatches(db, [prepareBatch({ appKey: 'web_days', events, receivedAt: at })]);
+    }
+    const days = async () =>
+      (await sql<{ day: number }>`select distinct day from issue_days where app_key = 'web_days' order by day`.execute(db)).rows.map((row) => today - row.day);
+    const series = () => Promise.all(['TypeError:a', 'RangeError:b'].map((fingerprint) => issueSeries(db, { appKey: 'web_days', fingerprint, now })));
+    expect(await days()).toEqual(daysBack);
+    const before = await series();
+    expect(before[0]?.filter((day) => day.events > 0)).toHaveLength(3);
+
+    // Chunks of one row: the walk over the primary key resumes after each.
+    const report = await runRetention(db, { retentionDays: 90, maxEventsPerIssue: 10_000 }, now, { chunk: 1 });
+    expect(report.issueDaysTrimmed).toBe(6);
+    expect(await days()).toEqual(daysBack.filter((back) => back <= ISSUE_DAYS_BACK));
+    expect(await series()).toEqual(before);
+    // Nothing left to trim: a second run deletes nothing.
+    expect((await runRetention(db, { retentionDays: 90, maxEventsPerIssue: 10_000 }, now)).issueDaysTrimmed).toBe(0);
   });
 });

@@ -9,10 +9,11 @@
 //   - the cap deletes, per issue that passed it and grew since its last trim, the payloads older than its newest N,
 //     in chunks.
 //   - event ids are forgotten max(RETENTION_DAYS, 30) + 1 days after their event's day; activity_hours rows, once older
-//     than anything the write path or a stored event can still link to (see ACTIVITY_MARGIN_DAYS).
+//     than anything the write path or a stored event can still link to (see ACTIVITY_MARGIN_DAYS); issue_days rows,
+//     once older than any issue's series can show or the write path can add to (see ISSUE_DAYS_BACK).
 // Every step is idempotent and tolerates another instance running the same step at once (PostgreSQL with several
 // collectors): a partition created or dropped by the other is skipped.
-import { DAY, HOUR } from '@collector/domain';
+import { DAY, HOUR, issueSeriesDays, limits } from '@collector/domain';
 import { type Kysely, sql } from 'kysely';
 import type { ActivityKind, Database } from './schema';
 
@@ -24,6 +25,13 @@ export const EVENT_ID_MEMORY_DAYS = 30;
  * read or rewritten by it.
  */
 const ACTIVITY_MARGIN_DAYS = 34;
+/**
+ * issue_days rows are kept for the days from this many before today on: an issue's series shows today and the
+ * issueSeriesDays - 1 before it, the write path adds to days down to 30 back (events are at most limits.maxEventAgeMs
+ * old when they arrive, so it never recreates a trimmed row), and 2 days more cover a collector whose clock, and so
+ * whose today, is behind this one's (the same 2 days as ingest.ts's keepFrom).
+ */
+export const ISSUE_DAYS_BACK = Math.max(issueSeriesDays - 1, Math.ceil(limits.maxEventAgeMs / DAY)) + 2;
 /** Days ahead of `now` that get a partition before events arrive for them (events may be 1 minute in the future). */
 const DAYS_AHEAD = 2;
 /** How long a DROP or ATTACH waits for its lock before giving up until the next run. */
@@ -50,6 +58,8 @@ export interface RetentionReport {
   issuesCapped: number;
   eventIdsForgotten: number;
   activityRowsTrimmed: number;
+  /** issue_days rows (an issue's events on one day) older than its series shows. */
+  issueDaysTrimmed: number;
 }
 
 /** events_2026_11_23: the partition holding that UTC day (the same names as migration 0011). */
@@ -88,6 +98,7 @@ export async function runRetention(
     issuesCapped: 0,
     eventIdsForgotten: 0,
     activityRowsTrimmed: 0,
+    issueDaysTrimmed: 0,
   };
   const today = Math.floor(now / DAY);
   // Days before the cut-off get no partition: an event that old when it arrives lands in the default partition and is
@@ -103,6 +114,7 @@ export async function runRetention(
   report.eventIdsForgotten = await forgetEventIds(db, today - Math.max(policy.retentionDays, EVENT_ID_MEMORY_DAYS) - 1, pace);
   const activityFrom = Math.floor(now / HOUR) - Math.max(policy.retentionDays, ACTIVITY_MARGIN_DAYS) * 24;
   report.activityRowsTrimmed = await trimActivityHours(db, activityFrom, pace);
+  report.issueDaysTrimmed = await trimIssueDays(db, today - ISSUE_DAYS_BACK, pace);
   return report;
 }
 
@@ -259,4 +271,33 @@ async function trimActivityHours(db: Kysely<Database>, fromHour: number, { chunk
     }
   }
   return trimmed;
+}
+
+/**
+ * issue_days rows of days before `fromDay`: no series shows them and no event can still add to them. issue_days has no
+ * index on day (the write path would pay for one on every new issue-day), so the chunks walk its primary key once,
+ * each starting after the last row the one before deleted: a run reads the table once, however many rows go.
+ */
+async function trimIssueDays(db: Kysely<Database>, fromDay: number, { chunk, signal }: Pace): Promise<number> {
+  let trimmed = 0;
+  let after: { app_key: string; fingerprint: string; day: number } | undefined;
+  for (;;) {
+    signal?.throwIfAborted();
+    const start = after ? sql`and (app_key, fingerprint, day) > (${after.app_key}, ${after.fingerprint}, ${after.day}::int4)` : sql``;
+    const { rows } = await sql<{ doomed: number; deleted: number; app_key: string | null; fingerprint: string | null; day: number | null }>`
+      with doomed as materialized (
+        select app_key, fingerprint, day from issue_days where day < ${fromDay} ${start}
+        order by app_key, fingerprint, day limit ${chunk}
+      ),
+      deleted as (
+        delete from issue_days t using doomed d where t.app_key = d.app_key and t.fingerprint = d.fingerprint and t.day = d.day
+        returning 1
+      )
+      select (select count(*) from doomed)::int8 as doomed, (select count(*) from deleted)::int8 as deleted, l.app_key, l.fingerprint, l.day
+      from (select 1) one left join (select * from doomed order by app_key desc, fingerprint desc, day desc limit 1) l on true`.execute(db);
+    const row = rows[0];
+    trimmed += Number(row?.deleted ?? 0);
+    if (!row || Number(row.doomed) < chunk || row.app_key === null || row.fingerprint === null || row.day === null) return trimmed;
+    after = { app_key: row.app_key, fingerprint: row.fingerprint, day: Number(row.day) };
+  }
 }
