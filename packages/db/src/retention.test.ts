@@ -1,7 +1,7 @@
 // The retention run's partition upkeep against a real database of its own (a run changes the whole database, so never
 // the shared PostgreSQL test database): a day's events that waited in the default partition move into the day's
-// partition when it is created, a run stops between statements when asked to, and it trims the issues' daily counts to
-// what their series can show.
+// partition when it is created, a run stops between statements when asked to, it trims the issues' daily counts to
+// what their series can show, and it counts the events of the days it drops before dropping them.
 import { DAY, type StoredEvent } from '@collector/domain';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -77,5 +77,32 @@ describe('retention run: issue_days', () => {
     expect(await series()).toEqual(before);
     // Nothing left to trim: a second run deletes nothing.
     expect((await runRetention(db, { retentionDays: 90, maxEventsPerIssue: 10_000 }, now)).issueDaysTrimmed).toBe(0);
+  });
+});
+
+describe('retention run: dropped days', () => {
+  it('counts the events of each dropped day per app and minute, walking the index in ranges, before the drop', async () => {
+    await insertApp(db, { app_key: 'web_drop', user_id: 'user_ret', name: 'X', type: 'web', created_at: 0, public_key: 'c'.repeat(32) });
+    const now = Math.floor(Date.now() / DAY) * DAY + 12 * 3_600_000;
+    const day = now - 20 * DAY - 12 * 3_600_000;
+    // 45 events over three minutes of a day 20 days back, ties included; a failed request every third.
+    const events: StoredEvent[] = Array.from({ length: 45 }, (_, i) => ({
+      eventId: `evt_drop_${i}`,
+      appKey: 'web_drop',
+      type: i % 3 === 2 ? 'request' : 'error',
+      timestamp: day + Math.floor(i / 15) * 60_000 + (i % 5),
+      fingerprint: 'TypeError:drop',
+    }));
+    await storePreparedBatches(db, [prepareBatch({ appKey: 'web_drop', events, receivedAt: day + 3 * 60_000 })]);
+    expect(await partitionOf('evt_drop_0')).toBe(partitionName(day / DAY));
+
+    // Chunks of one row: ranges of 20 rows, each ending on a tie of five.
+    const report = await runRetention(db, { retentionDays: 10, maxEventsPerIssue: 10_000 }, now, { chunk: 1 });
+    expect(report.partitionsDropped).toBeGreaterThan(0);
+    expect(report.eventsDropped).toBeGreaterThanOrEqual(45);
+    expect(await partitionOf('evt_drop_0')).toBeUndefined();
+    const { rows } = await sql<{ minute: number; events: number; errors: number; failed_requests: number }>`
+      select minute, events, errors, failed_requests from deleted_event_minutes where app_key = 'web_drop' order by minute`.execute(db);
+    expect(rows).toEqual([0, 1, 2].map((i) => ({ minute: day / 60_000 + i, events: 15, errors: 10, failed_requests: 5 })));
   });
 });

@@ -4,6 +4,9 @@
 //     catalog change (a brief ACCESS EXCLUSIVE lock on events, asked for with a lock_timeout so that a waiting DROP
 //     never holds the inserts queued behind it for long); the day that straddles the cut-off, and the default partition
 //     (events whose day has no partition), are deleted in chunks of `chunk` rows, each chunk its own short statement.
+//   - every deletion of events counts what it deletes per app and minute into deleted_event_minutes, atomically with the
+//     deletion (the same statement, or the dropping transaction): overview_window() adds those counts to the events of
+//     a window's partial edge hours (windowed-counts.ts), so a window starting in a deleted hour still counts them.
 //   - partitions for the coming days are created ahead, standalone and then attached (ATTACH takes only SHARE UPDATE
 //     EXCLUSIVE on events, which inserts do not conflict with).
 //   - the cap deletes, per issue that passed it and grew since its last trim, the payloads older than its newest N,
@@ -14,7 +17,7 @@
 // Every step is idempotent and tolerates another instance running the same step at once (PostgreSQL with several
 // collectors): a partition created or dropped by the other is skipped.
 import { DAY, HOUR, issueSeriesDays, limits } from '@collector/domain';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { ActivityKind, Database } from './schema';
 
 /** Contract: event ids are remembered at least this long after their event's timestamp. */
@@ -49,10 +52,10 @@ export interface RetentionReport {
   cutoff: number;
   partitionsCreated: number;
   partitionsDropped: number;
-  /** Events deleted row by row (the straddling day and the default partition). Dropped days are not counted. */
+  /** Events deleted row by row (the straddling day and the default partition). */
   eventsDeleted: number;
-  /** Events of dropped partitions, as the planner's statistics estimate them (0 before their first analyze). */
-  eventsDroppedEstimate: number;
+  /** Events of the dropped partitions, counted (into deleted_event_minutes) before the drop. */
+  eventsDropped: number;
   /** Payloads deleted by the cap per issue. */
   payloadsCapped: number;
   issuesCapped: number;
@@ -93,7 +96,7 @@ export async function runRetention(
     partitionsCreated: 0,
     partitionsDropped: 0,
     eventsDeleted: 0,
-    eventsDroppedEstimate: 0,
+    eventsDropped: 0,
     payloadsCapped: 0,
     issuesCapped: 0,
     eventIdsForgotten: 0,
@@ -104,9 +107,9 @@ export async function runRetention(
   // Days before the cut-off get no partition: an event that old when it arrives lands in the default partition and is
   // deleted by the next run, as the contract says.
   report.partitionsCreated = await createPartitions(db, Math.max(Math.floor(cutoff / DAY), today - EVENT_ID_MEMORY_DAYS - 1), today + DAYS_AHEAD);
-  const dropped = await dropPartitionsBefore(db, cutoff);
+  const dropped = await dropPartitionsBefore(db, cutoff, pace);
   report.partitionsDropped = dropped.partitions;
-  report.eventsDroppedEstimate = dropped.estimatedEvents;
+  report.eventsDropped = dropped.events;
   report.eventsDeleted = await deleteEventsBefore(db, cutoff, pace);
   const capped = await capIssuePayloads(db, policy.maxEventsPerIssue, pace);
   report.payloadsCapped = capped.payloads;
@@ -118,14 +121,34 @@ export async function runRetention(
   return report;
 }
 
-async function partitions(db: Kysely<Database>): Promise<Array<{ name: string; day: number; rows: number }>> {
-  const { rows } = await sql<{ name: string; rows: number }>`
-    select c.relname as name, greatest(c.reltuples, 0)::int8 as rows from pg_inherits i join pg_class c on c.oid = i.inhrelid
-    where i.inhparent = 'events'::regclass`.execute(db);
+async function partitions(db: Kysely<Database>): Promise<Array<{ name: string; day: number }>> {
+  const { rows } = await sql<{ name: string }>`
+    select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'events'::regclass`.execute(db);
   return rows.flatMap((row) => {
     const day = dayOfPartition(row.name);
-    return day === undefined ? [] : [{ name: row.name, day, rows: Number(row.rows) }];
+    return day === undefined ? [] : [{ name: row.name, day }];
   });
+}
+
+/**
+ * Adds deleted events to deleted_event_minutes: `deleted` names a CTE of the same statement with their app_key, timestamp
+ * and type (the rows a DELETE returned, or those of a partition about to be dropped). Rows are upserted in key order,
+ * so that concurrent runs lock them in the same order.
+ */
+const countDeleted = (deleted: RawBuilder<unknown>) => sql`
+  insert into deleted_event_minutes as m (app_key, minute, events, errors, failed_requests)
+  select app_key, (timestamp / 60000)::int4, count(*), count(*) filter (where type = 'error'), count(*) filter (where type = 'request')
+  from ${deleted} group by 1, 2 order by 1, 2
+  on conflict (app_key, minute) do update set
+    events = m.events + excluded.events, errors = m.errors + excluded.errors, failed_requests = m.failed_requests + excluded.failed_requests`;
+
+/** Deletes the events `where` selects and counts them into deleted_event_minutes, in one statement; how many it deleted. */
+async function deleteAndCount(db: Kysely<Database>, where: RawBuilder<unknown>): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    with deleted as (delete from events where ${where} returning app_key, timestamp, type),
+    counted as (${countDeleted(sql`deleted`)})
+    select count(*)::int8 as n from deleted`.execute(db);
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** SQLSTATEs that mean another run got there first, or the lock was busy: this step waits for the next run. */
@@ -159,22 +182,60 @@ async function createPartitions(db: Kysely<Database>, fromDay: number, toDay: nu
 
 /**
  * Drops every partition wholly before the cut-off in one transaction: DROP takes an ACCESS EXCLUSIVE lock on events,
- * and one short lock (however many days) stalls ingestion less than one per day would.
+ * and one short lock (however many days) stalls ingestion less than one per day would. Before the drop, in the same
+ * transaction, their events are counted into deleted_event_minutes, under a SHARE lock on those partitions only: it
+ * keeps their rows as counted until the drop (no late event is inserted into them, no other collector's run deletes
+ * from them meanwhile) while inserts into every other day go on. A writer waiting on it would wait for the count, and
+ * one holding events while it waits would deadlock with the DROP: the lock_timeout ends that at once, on this side
+ * (the days are deleted in chunks below instead), or PostgreSQL aborts the writer, which the event writer retries.
  */
-async function dropPartitionsBefore(db: Kysely<Database>, cutoff: number): Promise<{ partitions: number; estimatedEvents: number }> {
+async function dropPartitionsBefore(db: Kysely<Database>, cutoff: number, pace: Pace): Promise<{ partitions: number; events: number }> {
   const expired = (await partitions(db)).filter((partition) => (partition.day + 1) * DAY <= cutoff);
-  if (expired.length === 0) return { partitions: 0, estimatedEvents: 0 };
+  if (expired.length === 0) return { partitions: 0, events: 0 };
+  const tables = sql.join(expired.map((partition) => sql.id(partition.name)));
   try {
-    await db.transaction().execute(async (tx) => {
+    return await db.transaction().execute(async (tx) => {
       await sql`set local lock_timeout = ${sql.lit(LOCK_TIMEOUT)}`.execute(tx);
-      await sql`drop table if exists ${sql.join(expired.map((partition) => sql.id(partition.name)))}`.execute(tx);
+      await sql`lock table ${tables} in share mode`.execute(tx);
+      let events = 0;
+      for (const partition of expired) events += await countPartition(tx, partition.name, pace);
+      await sql`drop table ${tables}`.execute(tx);
+      return { partitions: expired.length, events };
     });
   } catch (error) {
     // Busy: their rows are deleted in chunks below instead, and the tables dropped next time.
     if (!isSkippable(error)) throw error;
-    return { partitions: 0, estimatedEvents: 0 };
+    return { partitions: 0, events: 0 };
   }
-  return { partitions: expired.length, estimatedEvents: expired.reduce((sum, partition) => sum + partition.rows, 0) };
+}
+
+/**
+ * Counts a partition's events into deleted_event_minutes, per app through its (app_key, timestamp) index (index-only: the
+ * index carries the type), in ranges of 20 x `chunk` rows, so no statement outlasts the statement timeout however large
+ * the day. A range ends at a timestamp and takes every row of its ties.
+ */
+async function countPartition(db: Kysely<Database>, name: string, { chunk, signal }: Pace): Promise<number> {
+  const table = sql.id(name);
+  const { rows: apps } = await sql<{ app_key: string }>`select app_key from apps order by app_key`.execute(db);
+  let counted = 0;
+  for (const { app_key: appKey } of apps) {
+    let after = Number.MIN_SAFE_INTEGER;
+    for (;;) {
+      signal?.throwIfAborted();
+      const { rows } = await sql<{ timestamp: number }>`
+        select timestamp from ${table} where app_key = ${appKey} and timestamp > ${after} order by timestamp offset ${20 * chunk - 1} limit 1`.execute(db);
+      const end = rows[0]?.timestamp;
+      const upTo = end === undefined ? sql`` : sql`and timestamp <= ${end}`;
+      const { rows: sums } = await sql<{ n: number }>`
+        with counted_rows as (select app_key, timestamp, type from ${table} where app_key = ${appKey} and timestamp > ${after} ${upTo}),
+        counted as (${countDeleted(sql`counted_rows`)})
+        select count(*)::int8 as n from counted_rows`.execute(db);
+      counted += Number(sums[0]?.n ?? 0);
+      if (end === undefined) break;
+      after = end;
+    }
+  }
+  return counted;
 }
 
 /**
@@ -191,8 +252,7 @@ async function deleteEventsBefore(db: Kysely<Database>, cutoff: number, { chunk,
         select timestamp from events where app_key = ${appKey} and timestamp < ${cutoff}
         order by timestamp offset ${chunk} limit 1`.execute(db);
       const end = rows[0]?.timestamp ?? cutoff;
-      const result = await sql`delete from events where app_key = ${appKey} and timestamp < ${end}`.execute(db);
-      deleted += Number(result.numAffectedRows ?? 0);
+      deleted += await deleteAndCount(db, sql`app_key = ${appKey} and timestamp < ${end}`);
       if (end >= cutoff) break;
     }
   }
@@ -227,8 +287,7 @@ async function capIssuePayloads(db: Kysely<Database>, max: number, { chunk, sign
           order by timestamp, event_id offset ${chunk} limit 1`.execute(db);
         const end = next[0];
         const bound = end ? sql`(timestamp, event_id) < (${end.timestamp}::int8, ${end.event_id})` : sql`(timestamp, event_id) <= (${newestDropped.timestamp}::int8, ${newestDropped.event_id})`;
-        const result = await sql`delete from events where app_key = ${issue.app_key} and fingerprint = ${issue.fingerprint} and ${bound}`.execute(db);
-        payloads += Number(result.numAffectedRows ?? 0);
+        payloads += await deleteAndCount(db, sql`app_key = ${issue.app_key} and fingerprint = ${issue.fingerprint} and ${bound}`);
         if (!end) break;
       }
     }

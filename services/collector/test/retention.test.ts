@@ -126,6 +126,64 @@ describe('retention', { timeout: 180_000 }, () => {
     expect(await countsOf(second, await login(second), appKey, now)).toEqual(before);
   });
 
+  it('a window with an edge in an hour whose events were deleted (dropped day, chunks, cap) still counts every event', async () => {
+    const database = await freshDatabase();
+    // Noon UTC: the cut-off of RETENTION_DAYS=1 is yesterday noon, so yesterday's morning is deleted in chunks.
+    const now = Math.floor(Date.now() / DAY) * DAY + 12 * HOUR;
+    const first = await startTestServer({ database, clock: () => now });
+    const { email, token } = await signUp(first);
+    const { appKey } = await createApp(first, token);
+    const MINUTE = 60_000;
+    // Three hours, each with events every two minutes (a failed request every fifth) from five users and two issues:
+    // one in a day the run drops whole, one in the day it deletes in chunks, one (recent) of an issue over the cap.
+    const dropped = now - 3 * DAY - 2 * HOUR;
+    const chunked = now - DAY - 2 * HOUR;
+    const capped = now - 2 * HOUR;
+    const hourOf = (start: number, name: string) =>
+      Array.from({ length: 30 }, (_, i) =>
+        i % 5 === 4
+          ? makeEvent({ type: 'request', timestamp: start + i * 2 * MINUTE + i, anonymousId: `anon_${i % 5}`, request: { method: 'GET', url: '/api/cart', status: 500 }, errorType: undefined, stack: undefined, fingerprint: `request:${name}` })
+          : makeEvent({ timestamp: start + i * 2 * MINUTE + i, anonymousId: `anon_${i % 5}`, fingerprint: `TypeError:${name}` }),
+      );
+    for (const [start, name] of [[dropped, 'dropped'], [chunked, 'chunked'], [capped, 'capped']] as const) {
+      expect((await sendBatch(first, appKey, hourOf(start, name))).body).toMatchObject({ accepted: 30 });
+    }
+    // Windows whose start, end or both fall inside each hour, on whole minutes.
+    const windows = [dropped, chunked, capped].flatMap((start) => [
+      { from: start + 20 * MINUTE, to: now + 1 },
+      { from: start - 3 * HOUR, to: start + 41 * MINUTE },
+      { from: start + 9 * MINUTE, to: start + 50 * MINUTE },
+      { from: start - 30 * MINUTE, to: start + 30 * MINUTE },
+    ]);
+    const totals = async (server: TestServer, bearer: string) =>
+      Promise.all(
+        windows.map(async ({ from, to }) => {
+          const reply = await server.call('GET', `/api/overview?appKey=${appKey}&from=${from}&to=${to}`, { token: bearer });
+          expect(reply.status).toBe(200);
+          return reply.body.totals;
+        }),
+      );
+    const before = await totals(first, token);
+    expect(before[0]).toMatchObject({ events: 80, failedRequests: 16 });
+    await first.stop();
+
+    const second = await startTestServer({ database, clock: () => now, retention: { retentionDays: 1, maxEventsPerIssue: 5, chunk: 7 } });
+    await second.retention!.runNow();
+    const stored = async (from: number) =>
+      (await sql<{ n: number }>`select count(*)::int4 as n from events where app_key = ${appKey} and timestamp >= ${from} and timestamp < ${from + HOUR}`.execute(second.database.db)).rows[0]?.n;
+    // The capped hour keeps the newest five payloads of each of its two issues.
+    expect([await stored(dropped), await stored(chunked), await stored(capped)]).toEqual([0, 0, 10]);
+    const bearer = (await second.call('POST', '/api/auth/login', { body: { email, password: PASSWORD } })).body.token;
+    const after = await totals(second, bearer);
+    // Events, errors and failed requests: exact. Distinct users and issues of deleted events: a lower bound.
+    const counts = (list: any[]) => list.map(({ events, errors, failedRequests }) => ({ events, errors, failedRequests }));
+    expect(counts(after)).toEqual(counts(before));
+    after.forEach((window: any, i: number) => {
+      expect(window.affectedUsers).toBeLessThanOrEqual(before[i].affectedUsers);
+      expect(window.issues).toBeLessThanOrEqual(before[i].issues);
+    });
+  });
+
   it('keeps the payloads of the newest MAX_EVENTS_PER_ISSUE events per issue, with exact counts', async () => {
     const database = await freshDatabase();
     const now = Date.now();
