@@ -172,7 +172,6 @@ export async function listIssueEvents(
   return { events, hasMore: rows.length > query.limit };
 }
 
-
 /** Events per UTC day over the issue's last 30 days at `now`, oldest first, every day present: from issue_days. */
 export async function issueSeries(db: Kysely<Database>, query: { appKey: string; fingerprint: string; now: number }): Promise<Array<{ start: number; events: number }>> {
   const firstDay = Math.floor(query.now / DAY) - issueSeriesDays + 1;

@@ -28,7 +28,7 @@
 // those links, plus early subjects whose hour last_hour follows an hour before first_hour, or first_hour without being
 // late. Over all of an owner's apps, an anonymous id active in k > 1 of them was counted k times: the ids seen in
 // several apps (owner_users.apps > 1; usually few) are looked up one by one. When the window lies in one hour, the
-// events are simply counted.
+// events are simply counted (plus its deleted minutes).
 //
 // Distinct users and issues of deleted events are not known: a window whose edge hours lost events counts the subjects
 // of the events still stored there, a lower bound.
