@@ -1,4 +1,5 @@
 import {
+  DAY,
   dailySeries,
   type EventCursor,
   type EventLevel,
@@ -12,7 +13,7 @@ import {
   issueSeriesDays,
   type StoredEvent,
 } from '@collector/domain';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database, IssueRow } from './schema';
 
 export function toIssue(row: IssueRow): Issue {
@@ -116,28 +117,60 @@ export async function findIssue(db: Kysely<Database>, query: { userId: string; a
     .executeTakeFirst();
 }
 
+/** What the event reads below need of an issue: its key, and its first and last event's timestamps (its row's seen times). */
+export interface IssueEventsKey {
+  appKey: string;
+  fingerprint: string;
+  firstSeenAt: number;
+  lastSeenAt: number;
+}
+
+/**
+ * An issue's newest stored events (by timestamp, then eventId, descending) before `after` if given, at most `limit`,
+ * with the `columns` asked for. events is partitioned by UTC day (migration 0011), and one query over the whole issue
+ * would plan and probe every day's partition, ~93 at the default retention, for a first page that the newest day
+ * usually fills. So the days are read newest first, in windows each pruned to its own partitions when it is planned:
+ * from the day of the issue's newest event (or of the cursor) on, then the 1, 2, 4, ... days before, until `limit`
+ * rows are found or a window reaches the issue's first event, before which it has none.
+ * The first window is open above: events stored since the issue's row was read are not left out. An event older than
+ * the issue's first one, stored since, shows at the next read.
+ */
+async function newestIssueEvents<Row extends object>(
+  db: Kysely<Database>,
+  issue: IssueEventsKey,
+  columns: RawBuilder<unknown>,
+  limit: number,
+  after: EventCursor | undefined,
+): Promise<Row[]> {
+  const rows: Row[] = [];
+  const pastCursor = after ? sql`and (timestamp, event_id) < (${after.timestamp}::int8, ${after.eventId})` : sql``;
+  let upper: number | undefined = after ? after.timestamp + 1 : undefined;
+  let lower = Math.floor(Math.min(after?.timestamp ?? Number.POSITIVE_INFINITY, issue.lastSeenAt) / DAY) * DAY;
+  let span = DAY;
+  for (;;) {
+    const last = lower <= issue.firstSeenAt;
+    const below = upper === undefined ? sql`` : sql`and timestamp < ${upper}::int8`;
+    const { rows: page } = await sql<Row>`
+      select ${columns} from events
+      where app_key = ${issue.appKey} and fingerprint = ${issue.fingerprint} and timestamp >= ${last ? issue.firstSeenAt : lower}::int8 ${below} ${pastCursor}
+      order by timestamp desc, event_id desc limit ${limit - rows.length}`.execute(db);
+    rows.push(...page);
+    if (rows.length >= limit || last) return rows;
+    upper = lower;
+    lower -= span;
+    span *= 2;
+  }
+}
+
 /** An issue's events, newest first, each as it was stored plus the time it was received; one more than asked when there are. */
 export async function listIssueEvents(
   db: Kysely<Database>,
-  query: { appKey: string; fingerprint: string; limit: number; after?: EventCursor | undefined },
+  query: IssueEventsKey & { limit: number; after?: EventCursor | undefined },
 ): Promise<{ events: Array<StoredEvent & { receivedAt: number }>; hasMore: boolean }> {
-  const after = query.after;
-  let select = db
-    .selectFrom('events')
-    .select(['payload', 'received_at'])
-    .where('app_key', '=', query.appKey)
-    .where('fingerprint', '=', query.fingerprint);
-  if (after) select = select.where(sql<boolean>`(timestamp, event_id) < (${after.timestamp}::int8, ${after.eventId})`);
-  const rows = await select
-    .orderBy('timestamp', 'desc')
-    .orderBy('event_id', 'desc')
-    .limit(query.limit + 1)
-    .execute();
+  const rows = await newestIssueEvents<{ payload: StoredEvent; received_at: number }>(db, query, sql`payload, received_at`, query.limit + 1, query.after);
   const events = rows.slice(0, query.limit).map((row) => ({ ...row.payload, receivedAt: row.received_at }));
   return { events, hasMore: rows.length > query.limit };
 }
-
-const DAY = 86_400_000;
 
 /** Events per UTC day over the issue's last 30 days at `now`, oldest first, every day present: from issue_days. */
 export async function issueSeries(db: Kysely<Database>, query: { appKey: string; fingerprint: string; now: number }): Promise<Array<{ start: number; events: number }>> {
@@ -156,16 +189,24 @@ export async function issueSeries(db: Kysely<Database>, query: { appKey: string;
 /** The newest stored events of an issue counted by release, environment and user agent (null: not sent). */
 export async function issueEventContexts(
   db: Kysely<Database>,
-  query: { appKey: string; fingerprint: string },
+  issue: IssueEventsKey,
 ): Promise<Array<{ release: string | null; environment: string | null; userAgent: string | null; events: number }>> {
-  const { rows } = await sql<{ release: string | null; environment: string | null; userAgent: string | null; events: number }>`
-    select payload->>'release' as release, payload->>'environment' as environment, payload->>'userAgent' as "userAgent", count(*)::int8 as events
-    from (
-      select payload from events where app_key = ${query.appKey} and fingerprint = ${query.fingerprint}
-      order by timestamp desc, event_id desc limit ${issueBreakdownEvents}
-    ) e
-    group by 1, 2, 3`.execute(db);
-  return rows;
+  type Context = { release: string | null; environment: string | null; userAgent: string | null };
+  const rows = await newestIssueEvents<Context>(
+    db,
+    issue,
+    sql`payload->>'release' as release, payload->>'environment' as environment, payload->>'userAgent' as "userAgent"`,
+    issueBreakdownEvents,
+    undefined,
+  );
+  const counts = new Map<string, Context & { events: number }>();
+  for (const row of rows) {
+    const key = JSON.stringify([row.release, row.environment, row.userAgent]);
+    const entry = counts.get(key);
+    if (entry) entry.events += 1;
+    else counts.set(key, { ...row, events: 1 });
+  }
+  return [...counts.values()];
 }
 
 /** Sets one of the user's issues to a status; undefined when the user has no such issue. */

@@ -1,14 +1,16 @@
 // The retention run's partition upkeep against a real database of its own (a run changes the whole database, so never
 // the shared PostgreSQL test database): a day's events that waited in the default partition move into the day's
-// partition when it is created, and a run stops between statements when asked to.
-import { DAY } from '@collector/domain';
+// partition when it is created, a run stops between statements when asked to, it trims the issues' daily counts to
+// what their series can show, and it counts the events of the days it drops before dropping them.
+import { DAY, type StoredEvent } from '@collector/domain';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { insertApp } from './apps';
+import { issueSeries } from './issues';
 import { openDatabase } from './connection';
 import { prepareBatch, storePreparedBatches } from './ingest';
 import { migrateToLatest } from './migrate';
-import { partitionName, runRetention } from './retention';
+import { ISSUE_DAYS_BACK, partitionName, runRetention } from './retention';
 
 const database = await openDatabase({ dataDir: 'memory://' });
 afterAll(() => database.close());
@@ -40,5 +42,67 @@ describe('retention run: partitions', () => {
     const aborted = new AbortController();
     aborted.abort();
     await expect(runRetention(db, { retentionDays: 1, maxEventsPerIssue: 10_000 }, Date.now(), { signal: aborted.signal })).rejects.toThrow();
+  });
+});
+
+describe('retention run: issue_days', () => {
+  it('deletes the days older than any series shows, in chunks; the series stays the same', async () => {
+    await insertApp(db, { app_key: 'web_days', user_id: 'user_ret', name: 'D', type: 'web', created_at: 0, public_key: 'b'.repeat(32) });
+    const now = Math.floor(Date.now() / DAY) * DAY + 12 * 3_600_000;
+    const today = now / DAY - 0.5;
+    // Two issues, each with events on days from 45 back to today, every batch received when its events happened.
+    const daysBack = [45, 40, ISSUE_DAYS_BACK + 1, ISSUE_DAYS_BACK, ISSUE_DAYS_BACK - 1, 29, 10, 0];
+    for (const back of daysBack) {
+      const at = now - back * DAY;
+      const events: StoredEvent[] = ['TypeError:a', 'RangeError:b'].map((fingerprint, i) => ({
+        eventId: `evt_days_${back}_${i}`,
+        appKey: 'web_days',
+        type: 'error',
+        timestamp: at - i,
+        fingerprint,
+      }));
+      await storePreparedBatches(db, [prepareBatch({ appKey: 'web_days', events, receivedAt: at })]);
+    }
+    const days = async () =>
+      (await sql<{ day: number }>`select distinct day from issue_days where app_key = 'web_days' order by day`.execute(db)).rows.map((row) => today - row.day);
+    const series = () => Promise.all(['TypeError:a', 'RangeError:b'].map((fingerprint) => issueSeries(db, { appKey: 'web_days', fingerprint, now })));
+    expect(await days()).toEqual(daysBack);
+    const before = await series();
+    expect(before[0]?.filter((day) => day.events > 0)).toHaveLength(3);
+
+    // Chunks of one row: the walk over the primary key resumes after each.
+    const report = await runRetention(db, { retentionDays: 90, maxEventsPerIssue: 10_000 }, now, { chunk: 1 });
+    expect(report.issueDaysTrimmed).toBe(6);
+    expect(await days()).toEqual(daysBack.filter((back) => back <= ISSUE_DAYS_BACK));
+    expect(await series()).toEqual(before);
+    // Nothing left to trim: a second run deletes nothing.
+    expect((await runRetention(db, { retentionDays: 90, maxEventsPerIssue: 10_000 }, now)).issueDaysTrimmed).toBe(0);
+  });
+});
+
+describe('retention run: dropped days', () => {
+  it('counts the events of each dropped day per app and minute, walking the index in ranges, before the drop', async () => {
+    await insertApp(db, { app_key: 'web_drop', user_id: 'user_ret', name: 'X', type: 'web', created_at: 0, public_key: 'c'.repeat(32) });
+    const now = Math.floor(Date.now() / DAY) * DAY + 12 * 3_600_000;
+    const day = now - 20 * DAY - 12 * 3_600_000;
+    // 45 events over three minutes of a day 20 days back, ties included; a failed request every third.
+    const events: StoredEvent[] = Array.from({ length: 45 }, (_, i) => ({
+      eventId: `evt_drop_${i}`,
+      appKey: 'web_drop',
+      type: i % 3 === 2 ? 'request' : 'error',
+      timestamp: day + Math.floor(i / 15) * 60_000 + (i % 5),
+      fingerprint: 'TypeError:drop',
+    }));
+    await storePreparedBatches(db, [prepareBatch({ appKey: 'web_drop', events, receivedAt: day + 3 * 60_000 })]);
+    expect(await partitionOf('evt_drop_0')).toBe(partitionName(day / DAY));
+
+    // Chunks of one row: ranges of 20 rows, each ending on a tie of five.
+    const report = await runRetention(db, { retentionDays: 10, maxEventsPerIssue: 10_000 }, now, { chunk: 1 });
+    expect(report.partitionsDropped).toBeGreaterThan(0);
+    expect(report.eventsDropped).toBeGreaterThanOrEqual(45);
+    expect(await partitionOf('evt_drop_0')).toBeUndefined();
+    const { rows } = await sql<{ minute: number; events: number; errors: number; failed_requests: number }>`
+      select minute, events, errors, failed_requests from deleted_event_minutes where app_key = 'web_drop' order by minute`.execute(db);
+    expect(rows).toEqual([0, 1, 2].map((i) => ({ minute: day / 60_000 + i, events: 15, errors: 10, failed_requests: 5 })));
   });
 });

@@ -4,16 +4,20 @@
 //     catalog change (a brief ACCESS EXCLUSIVE lock on events, asked for with a lock_timeout so that a waiting DROP
 //     never holds the inserts queued behind it for long); the day that straddles the cut-off, and the default partition
 //     (events whose day has no partition), are deleted in chunks of `chunk` rows, each chunk its own short statement.
+//   - every deletion of events counts what it deletes per app and minute into deleted_event_minutes, atomically with the
+//     deletion (the same statement, or the dropping transaction): overview_window() adds those counts to the events of
+//     a window's partial edge hours (windowed-counts.ts), so a window starting in a deleted hour still counts them.
 //   - partitions for the coming days are created ahead, standalone and then attached (ATTACH takes only SHARE UPDATE
 //     EXCLUSIVE on events, which inserts do not conflict with).
 //   - the cap deletes, per issue that passed it and grew since its last trim, the payloads older than its newest N,
 //     in chunks.
 //   - event ids are forgotten max(RETENTION_DAYS, 30) + 1 days after their event's day; activity_hours rows, once older
-//     than anything the write path or a stored event can still link to (see ACTIVITY_MARGIN_DAYS).
+//     than anything the write path or a stored event can still link to (see ACTIVITY_MARGIN_DAYS); issue_days rows,
+//     once older than any issue's series can show or the write path can add to (see ISSUE_DAYS_BACK).
 // Every step is idempotent and tolerates another instance running the same step at once (PostgreSQL with several
 // collectors): a partition created or dropped by the other is skipped.
-import { DAY, HOUR } from '@collector/domain';
-import { type Kysely, sql } from 'kysely';
+import { DAY, HOUR, issueSeriesDays, limits } from '@collector/domain';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { ActivityKind, Database } from './schema';
 
 /** Contract: event ids are remembered at least this long after their event's timestamp. */
@@ -24,6 +28,13 @@ export const EVENT_ID_MEMORY_DAYS = 30;
  * read or rewritten by it.
  */
 const ACTIVITY_MARGIN_DAYS = 34;
+/**
+ * issue_days rows are kept for the days from this many before today on: an issue's series shows today and the
+ * issueSeriesDays - 1 before it, the write path adds to days down to 30 back (events are at most limits.maxEventAgeMs
+ * old when they arrive, so it never recreates a trimmed row), and 2 days more cover a collector whose clock, and so
+ * whose today, is behind this one's (the same 2 days as ingest.ts's keepFrom).
+ */
+export const ISSUE_DAYS_BACK = Math.max(issueSeriesDays - 1, Math.ceil(limits.maxEventAgeMs / DAY)) + 2;
 /** Days ahead of `now` that get a partition before events arrive for them (events may be 1 minute in the future). */
 const DAYS_AHEAD = 2;
 /** How long a DROP or ATTACH waits for its lock before giving up until the next run. */
@@ -41,15 +52,17 @@ export interface RetentionReport {
   cutoff: number;
   partitionsCreated: number;
   partitionsDropped: number;
-  /** Events deleted row by row (the straddling day and the default partition). Dropped days are not counted. */
+  /** Events deleted row by row (the straddling day and the default partition). */
   eventsDeleted: number;
-  /** Events of dropped partitions, as the planner's statistics estimate them (0 before their first analyze). */
-  eventsDroppedEstimate: number;
+  /** Events of the dropped partitions, counted (into deleted_event_minutes) before the drop. */
+  eventsDropped: number;
   /** Payloads deleted by the cap per issue. */
   payloadsCapped: number;
   issuesCapped: number;
   eventIdsForgotten: number;
   activityRowsTrimmed: number;
+  /** issue_days rows (an issue's events on one day) older than its series shows. */
+  issueDaysTrimmed: number;
 }
 
 /** events_2026_11_23: the partition holding that UTC day (the same names as migration 0011). */
@@ -83,19 +96,20 @@ export async function runRetention(
     partitionsCreated: 0,
     partitionsDropped: 0,
     eventsDeleted: 0,
-    eventsDroppedEstimate: 0,
+    eventsDropped: 0,
     payloadsCapped: 0,
     issuesCapped: 0,
     eventIdsForgotten: 0,
     activityRowsTrimmed: 0,
+    issueDaysTrimmed: 0,
   };
   const today = Math.floor(now / DAY);
   // Days before the cut-off get no partition: an event that old when it arrives lands in the default partition and is
   // deleted by the next run, as the contract says.
   report.partitionsCreated = await createPartitions(db, Math.max(Math.floor(cutoff / DAY), today - EVENT_ID_MEMORY_DAYS - 1), today + DAYS_AHEAD);
-  const dropped = await dropPartitionsBefore(db, cutoff);
+  const dropped = await dropPartitionsBefore(db, cutoff, pace);
   report.partitionsDropped = dropped.partitions;
-  report.eventsDroppedEstimate = dropped.estimatedEvents;
+  report.eventsDropped = dropped.events;
   report.eventsDeleted = await deleteEventsBefore(db, cutoff, pace);
   const capped = await capIssuePayloads(db, policy.maxEventsPerIssue, pace);
   report.payloadsCapped = capped.payloads;
@@ -103,17 +117,38 @@ export async function runRetention(
   report.eventIdsForgotten = await forgetEventIds(db, today - Math.max(policy.retentionDays, EVENT_ID_MEMORY_DAYS) - 1, pace);
   const activityFrom = Math.floor(now / HOUR) - Math.max(policy.retentionDays, ACTIVITY_MARGIN_DAYS) * 24;
   report.activityRowsTrimmed = await trimActivityHours(db, activityFrom, pace);
+  report.issueDaysTrimmed = await trimIssueDays(db, today - ISSUE_DAYS_BACK, pace);
   return report;
 }
 
-async function partitions(db: Kysely<Database>): Promise<Array<{ name: string; day: number; rows: number }>> {
-  const { rows } = await sql<{ name: string; rows: number }>`
-    select c.relname as name, greatest(c.reltuples, 0)::int8 as rows from pg_inherits i join pg_class c on c.oid = i.inhrelid
-    where i.inhparent = 'events'::regclass`.execute(db);
+async function partitions(db: Kysely<Database>): Promise<Array<{ name: string; day: number }>> {
+  const { rows } = await sql<{ name: string }>`
+    select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'events'::regclass`.execute(db);
   return rows.flatMap((row) => {
     const day = dayOfPartition(row.name);
-    return day === undefined ? [] : [{ name: row.name, day, rows: Number(row.rows) }];
+    return day === undefined ? [] : [{ name: row.name, day }];
   });
+}
+
+/**
+ * Adds deleted events to deleted_event_minutes: `deleted` names a CTE of the same statement with their app_key, timestamp
+ * and type (the rows a DELETE returned, or those of a partition about to be dropped). Rows are upserted in key order,
+ * so that concurrent runs lock them in the same order.
+ */
+const countDeleted = (deleted: RawBuilder<unknown>) => sql`
+  insert into deleted_event_minutes as m (app_key, minute, events, errors, failed_requests)
+  select app_key, (timestamp / 60000)::int4, count(*), count(*) filter (where type = 'error'), count(*) filter (where type = 'request')
+  from ${deleted} group by 1, 2 order by 1, 2
+  on conflict (app_key, minute) do update set
+    events = m.events + excluded.events, errors = m.errors + excluded.errors, failed_requests = m.failed_requests + excluded.failed_requests`;
+
+/** Deletes the events `where` selects and counts them into deleted_event_minutes, in one statement; how many it deleted. */
+async function deleteAndCount(db: Kysely<Database>, where: RawBuilder<unknown>): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    with deleted as (delete from events where ${where} returning app_key, timestamp, type),
+    counted as (${countDeleted(sql`deleted`)})
+    select count(*)::int8 as n from deleted`.execute(db);
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** SQLSTATEs that mean another run got there first, or the lock was busy: this step waits for the next run. */
@@ -147,22 +182,60 @@ async function createPartitions(db: Kysely<Database>, fromDay: number, toDay: nu
 
 /**
  * Drops every partition wholly before the cut-off in one transaction: DROP takes an ACCESS EXCLUSIVE lock on events,
- * and one short lock (however many days) stalls ingestion less than one per day would.
+ * and one short lock (however many days) stalls ingestion less than one per day would. Before the drop, in the same
+ * transaction, their events are counted into deleted_event_minutes, under a SHARE lock on those partitions only: it
+ * keeps their rows as counted until the drop (no late event is inserted into them, no other collector's run deletes
+ * from them meanwhile) while inserts into every other day go on. A writer waiting on it would wait for the count, and
+ * one holding events while it waits would deadlock with the DROP: the lock_timeout ends that at once, on this side
+ * (the days are deleted in chunks below instead), or PostgreSQL aborts the writer, which the event writer retries.
  */
-async function dropPartitionsBefore(db: Kysely<Database>, cutoff: number): Promise<{ partitions: number; estimatedEvents: number }> {
+async function dropPartitionsBefore(db: Kysely<Database>, cutoff: number, pace: Pace): Promise<{ partitions: number; events: number }> {
   const expired = (await partitions(db)).filter((partition) => (partition.day + 1) * DAY <= cutoff);
-  if (expired.length === 0) return { partitions: 0, estimatedEvents: 0 };
+  if (expired.length === 0) return { partitions: 0, events: 0 };
+  const tables = sql.join(expired.map((partition) => sql.id(partition.name)));
   try {
-    await db.transaction().execute(async (tx) => {
+    return await db.transaction().execute(async (tx) => {
       await sql`set local lock_timeout = ${sql.lit(LOCK_TIMEOUT)}`.execute(tx);
-      await sql`drop table if exists ${sql.join(expired.map((partition) => sql.id(partition.name)))}`.execute(tx);
+      await sql`lock table ${tables} in share mode`.execute(tx);
+      let events = 0;
+      for (const partition of expired) events += await countPartition(tx, partition.name, pace);
+      await sql`drop table ${tables}`.execute(tx);
+      return { partitions: expired.length, events };
     });
   } catch (error) {
     // Busy: their rows are deleted in chunks below instead, and the tables dropped next time.
     if (!isSkippable(error)) throw error;
-    return { partitions: 0, estimatedEvents: 0 };
+    return { partitions: 0, events: 0 };
   }
-  return { partitions: expired.length, estimatedEvents: expired.reduce((sum, partition) => sum + partition.rows, 0) };
+}
+
+/**
+ * Counts a partition's events into deleted_event_minutes, per app through its (app_key, timestamp) index (index-only: the
+ * index carries the type), in ranges of 20 x `chunk` rows, so no statement outlasts the statement timeout however large
+ * the day. A range ends at a timestamp and takes every row of its ties.
+ */
+async function countPartition(db: Kysely<Database>, name: string, { chunk, signal }: Pace): Promise<number> {
+  const table = sql.id(name);
+  const { rows: apps } = await sql<{ app_key: string }>`select app_key from apps order by app_key`.execute(db);
+  let counted = 0;
+  for (const { app_key: appKey } of apps) {
+    let after = Number.MIN_SAFE_INTEGER;
+    for (;;) {
+      signal?.throwIfAborted();
+      const { rows } = await sql<{ timestamp: number }>`
+        select timestamp from ${table} where app_key = ${appKey} and timestamp > ${after} order by timestamp offset ${20 * chunk - 1} limit 1`.execute(db);
+      const end = rows[0]?.timestamp;
+      const upTo = end === undefined ? sql`` : sql`and timestamp <= ${end}`;
+      const { rows: sums } = await sql<{ n: number }>`
+        with counted_rows as (select app_key, timestamp, type from ${table} where app_key = ${appKey} and timestamp > ${after} ${upTo}),
+        counted as (${countDeleted(sql`counted_rows`)})
+        select count(*)::int8 as n from counted_rows`.execute(db);
+      counted += Number(sums[0]?.n ?? 0);
+      if (end === undefined) break;
+      after = end;
+    }
+  }
+  return counted;
 }
 
 /**
@@ -179,8 +252,7 @@ async function deleteEventsBefore(db: Kysely<Database>, cutoff: number, { chunk,
         select timestamp from events where app_key = ${appKey} and timestamp < ${cutoff}
         order by timestamp offset ${chunk} limit 1`.execute(db);
       const end = rows[0]?.timestamp ?? cutoff;
-      const result = await sql`delete from events where app_key = ${appKey} and timestamp < ${end}`.execute(db);
-      deleted += Number(result.numAffectedRows ?? 0);
+      deleted += await deleteAndCount(db, sql`app_key = ${appKey} and timestamp < ${end}`);
       if (end >= cutoff) break;
     }
   }
@@ -215,8 +287,7 @@ async function capIssuePayloads(db: Kysely<Database>, max: number, { chunk, sign
           order by timestamp, event_id offset ${chunk} limit 1`.execute(db);
         const end = next[0];
         const bound = end ? sql`(timestamp, event_id) < (${end.timestamp}::int8, ${end.event_id})` : sql`(timestamp, event_id) <= (${newestDropped.timestamp}::int8, ${newestDropped.event_id})`;
-        const result = await sql`delete from events where app_key = ${issue.app_key} and fingerprint = ${issue.fingerprint} and ${bound}`.execute(db);
-        payloads += Number(result.numAffectedRows ?? 0);
+        payloads += await deleteAndCount(db, sql`app_key = ${issue.app_key} and fingerprint = ${issue.fingerprint} and ${bound}`);
         if (!end) break;
       }
     }
@@ -259,4 +330,33 @@ async function trimActivityHours(db: Kysely<Database>, fromHour: number, { chunk
     }
   }
   return trimmed;
+}
+
+/**
+ * issue_days rows of days before `fromDay`: no series shows them and no event can still add to them. issue_days has no
+ * index on day (the write path would pay for one on every new issue-day), so the chunks walk its primary key once,
+ * each starting after the last row the one before deleted: a run reads the table once, however many rows go.
+ */
+async function trimIssueDays(db: Kysely<Database>, fromDay: number, { chunk, signal }: Pace): Promise<number> {
+  let trimmed = 0;
+  let after: { app_key: string; fingerprint: string; day: number } | undefined;
+  for (;;) {
+    signal?.throwIfAborted();
+    const start = after ? sql`and (app_key, fingerprint, day) > (${after.app_key}, ${after.fingerprint}, ${after.day}::int4)` : sql``;
+    const { rows } = await sql<{ doomed: number; deleted: number; app_key: string | null; fingerprint: string | null; day: number | null }>`
+      with doomed as materialized (
+        select app_key, fingerprint, day from issue_days where day < ${fromDay} ${start}
+        order by app_key, fingerprint, day limit ${chunk}
+      ),
+      deleted as (
+        delete from issue_days t using doomed d where t.app_key = d.app_key and t.fingerprint = d.fingerprint and t.day = d.day
+        returning 1
+      )
+      select (select count(*) from doomed)::int8 as doomed, (select count(*) from deleted)::int8 as deleted, l.app_key, l.fingerprint, l.day
+      from (select 1) one left join (select * from doomed order by app_key desc, fingerprint desc, day desc limit 1) l on true`.execute(db);
+    const row = rows[0];
+    trimmed += Number(row?.deleted ?? 0);
+    if (!row || Number(row.doomed) < chunk || row.app_key === null || row.fingerprint === null || row.day === null) return trimmed;
+    after = { app_key: row.app_key, fingerprint: row.fingerprint, day: Number(row.day) };
+  }
 }

@@ -62,6 +62,15 @@ export interface EventIdsTable {
   day: number;
 }
 
+/** Events deleted by retention or the cap per issue, per app and UTC minute of their timestamp (ms / 60,000). */
+export interface DeletedEventMinutesTable {
+  app_key: string;
+  minute: number;
+  events: number;
+  errors: number;
+  failed_requests: number;
+}
+
 /** What happened to the events an app sent, per UTC hour of receipt. */
 export interface OutcomesTable {
   app_key: string;
@@ -240,6 +249,7 @@ export interface Database {
   app_totals: AppTotalsTable;
   events: EventsTable;
   event_ids: EventIdsTable;
+  deleted_event_minutes: DeletedEventMinutesTable;
   outcomes: OutcomesTable;
   issue_payload_trims: IssuePayloadTrimsTable;
   issues: IssuesTable;

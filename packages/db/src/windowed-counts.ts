@@ -1,12 +1,16 @@
 // Windowed distinct counts: overview_window(), the overview's totals over a time window, as a PL/pgSQL function (its
 // plan is kept per connection: planning the statement took longer than running it, 1.5 ms of 5 at 1M events). This is
-// the live source: migrations from 0008 on create the function from it; 0006 and 0007 keep the frozen copies they ran.
-// A change here is a change to the schema: it takes a new migration that runs createOverviewWindow again.
+// the live source: migration 0014 (and any later one that changes it) creates the function from it; 0006, 0007 and
+// 0008 keep the frozen copies they ran. A change here is a change to the schema: it takes a new migration that runs
+// createOverviewWindow again (and freezes the text it replaces, for its down).
 //
 // What it reads, for the events with window_start <= timestamp < window_end:
 //
 // Events, errors and failed requests: whole hours from app_hourly; the partial hours at the edges, [window_start, end
-// of its hour) and [start of window_end's hour, window_end), from the events (an index-only range each).
+// of its hour) and [start of window_end's hour, window_end), from the events (an index-only range each), plus the
+// events deleted from those hours (retention, the cap per issue), which every deletion counts per app and minute in
+// deleted_event_minutes: the minutes wholly inside the two ranges. So the counts are exact when the window's edges
+// are whole minutes, or when nothing was deleted from the minute an edge cuts through.
 //
 // Distinct users and issues ("subjects"), from activity_hours (migration 0003, kept by write-path/activity.ts): per app,
 // each subject's active hours, each linked to the subject's active hour before it. With first_hour = window_start's hour
@@ -24,14 +28,20 @@
 // those links, plus early subjects whose hour last_hour follows an hour before first_hour, or first_hour without being
 // late. Over all of an owner's apps, an anonymous id active in k > 1 of them was counted k times: the ids seen in
 // several apps (owner_users.apps > 1; usually few) are looked up one by one. When the window lies in one hour, the
-// events are simply counted.
+// events are simply counted (plus its deleted minutes).
+//
+// Distinct users and issues of deleted events are not known: a window whose edge hours lost events counts the subjects
+// of the events still stored there, a lower bound.
 //
 // Cost: a few rows per day and per hour of the window's two partial days, the links that follow the hours of its first
-// day before it starts, and the events of its two partial hours; never a row per event or per user of the window.
+// day before it starts, the events of its two partial hours and at most 120 deleted minutes per app; never a row per
+// event or per user of the window.
 import { HOUR } from '@collector/domain';
 import { sql } from 'kysely';
 
 const hour = sql.lit(HOUR);
+/** deleted_event_minutes counts by minute: ms / 60,000. */
+const minute = sql.lit(60_000);
 
 /** Creates (or replaces) overview_window(app_keys, owner_id, window_start, window_end). owner_id: null for one app. */
 export const createOverviewWindow = sql`
@@ -56,9 +66,19 @@ export const createOverviewWindow = sql`
   begin
     if first_hour = last_hour then
       return query
-        select count(*), count(*) filter (where e.type = 'error'), count(*) filter (where e.type = 'request'),
-          count(distinct e.anonymous_id), count(distinct (e.app_key, e.fingerprint))
-        from events e where e.app_key = any(app_keys) and e.timestamp >= window_start and e.timestamp < window_end;
+        select s.events + d.events, s.errors + d.errors, s.failed_requests + d.failed_requests, s.users, s.issues
+        from (
+          select count(*) as events, count(*) filter (where e.type = 'error') as errors,
+            count(*) filter (where e.type = 'request') as failed_requests,
+            count(distinct e.anonymous_id) as users, count(distinct (e.app_key, e.fingerprint)) as issues
+          from events e where e.app_key = any(app_keys) and e.timestamp >= window_start and e.timestamp < window_end
+        ) s
+        cross join (
+          select coalesce(sum(m.events), 0)::int8 as events, coalesce(sum(m.errors), 0)::int8 as errors,
+            coalesce(sum(m.failed_requests), 0)::int8 as failed_requests
+          from deleted_event_minutes m
+          where m.app_key = any(app_keys) and m.minute >= (window_start + ${minute} - 1) / ${minute} and m.minute < window_end / ${minute}
+        ) d;
       return;
     end if;
     return query
@@ -79,6 +99,13 @@ export const createOverviewWindow = sql`
         where h.app_key = any(app_keys) and h.hour_start >= (first_hour + 1) * ${hour} and h.hour_start < last_hour * ${hour}
         union all
         select count(*), count(*) filter (where g.type = 'error'), count(*) filter (where g.type = 'request') from edge_events g
+        union all
+        -- The deleted events of the minutes wholly inside the two partial hours.
+        select sum(m.events), sum(m.errors), sum(m.failed_requests) from deleted_event_minutes m
+        where m.app_key = any(app_keys) and m.minute >= (window_start + ${minute} - 1) / ${minute} and m.minute < late_end / ${minute}
+        union all
+        select sum(m.events), sum(m.errors), sum(m.failed_requests) from deleted_event_minutes m
+        where m.app_key = any(app_keys) and m.minute >= (early_start + ${minute} - 1) / ${minute} and m.minute < window_end / ${minute}
       ),
       subject_parts as (
         -- Late subjects whose next active hour (the link whose previous hour is first_hour) is not a whole hour between.

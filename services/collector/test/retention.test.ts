@@ -1,9 +1,10 @@
 // Retention and the cap per issue, through HTTP, on a database of this file's own (a retention run changes the whole
 // database): events older than RETENTION_DAYS are deleted while every total stays; retries of deleted events are
-// still duplicates; the cap keeps the newest payloads with exact counts; ingestion loses nothing while a run goes on.
+// still duplicates; the cap keeps the newest payloads with exact counts; ingestion loses nothing while a run goes on;
+// the issues' daily counts are trimmed to what their series can show, and the series stay the same.
 import { sql } from '@collector/db';
 import { describe, expect, it } from 'vitest';
-import { createApp, freshDatabase, makeEvent, sendBatch, signUp, startTestServer, type TestServer } from './harness';
+import { createApp, freshDatabase, makeEvent, PASSWORD, sendBatch, signUp, startTestServer, type TestServer } from './harness';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -18,17 +19,19 @@ async function countsOf(server: TestServer, token: string, appKey: string, now: 
   // An old window whose edge hours hold no events: answered from the rollups alone.
   const oldFrom = Math.floor((now - 4 * DAY) / HOUR) * HOUR;
   const oldTo = Math.floor((now - 2 * DAY) / HOUR) * HOUR + 30 * 60_000;
+  const issues = (await get(`/api/issues?appKey=${appKey}`)).issues;
   return {
     overview: (await get(`/api/overview?appKey=${appKey}`)).totals,
     allApps: (await get('/api/overview')).totals,
     oldWindow: (await get(`/api/overview?appKey=${appKey}&from=${oldFrom}&to=${oldTo}`)).totals,
-    issues: (await get(`/api/issues?appKey=${appKey}`)).issues.map((issue: any) => ({
+    issues: issues.map((issue: any) => ({
       id: issue.id,
       eventCount: issue.eventCount,
       userCount: issue.userCount,
       firstSeenAt: issue.firstSeenAt,
       lastSeenAt: issue.lastSeenAt,
     })),
+    series: await Promise.all(issues.map(async (issue: any) => (await get(`/api/issues/${encodeURIComponent(issue.id)}?limit=1`)).issue.series)),
     hourly: (await get(`/api/overview/timeseries?appKey=${appKey}&bucket=hour&from=${now - 5 * DAY}&to=${now + HOUR}`)).buckets,
     daily: (await get(`/api/overview/timeseries?appKey=${appKey}&bucket=day&from=${now - 10 * DAY}&to=${now + DAY}`)).buckets,
   };
@@ -88,6 +91,97 @@ describe('retention', { timeout: 180_000 }, () => {
     expect(afterLate.rows[0]?.n).toBe(5);
     expect((await second.call('GET', `/api/overview?appKey=${appKey}`, { token })).body.totals.events).toBe(15);
     expect((await sendBatch(second, appKey, [late])).body).toMatchObject({ accepted: 1, duplicates: 1 });
+  });
+
+  it('trims the daily counts of issues to the days their series shows; the series and every count stay', async () => {
+    const database = await freshDatabase();
+    const now = Date.now();
+    // The server's clock moves: the first events are received 40 and 35 days before now, as they happened.
+    let at = now - 40 * DAY;
+    const first = await startTestServer({ database, clock: () => at });
+    const { email } = await signUp(first);
+    const login = async (server: TestServer) => (await server.call('POST', '/api/auth/login', { body: { email, password: PASSWORD } })).body.token as string;
+    const { appKey } = await createApp(first, await login(first));
+    const sendAt = async (received: number, events: Array<Record<string, unknown>>) => {
+      at = received;
+      expect((await sendBatch(first, appKey, events)).body).toMatchObject({ accepted: events.length, duplicates: 0 });
+    };
+    await sendAt(now - 40 * DAY, [makeEvent({ timestamp: now - 40 * DAY - 1000 }), makeEvent({ errorType: 'RangeError', message: 'Invalid array length', timestamp: now - 40 * DAY })]);
+    await sendAt(now - 35 * DAY, [makeEvent({ timestamp: now - 35 * DAY })]);
+    await sendAt(now - DAY, [makeEvent({ timestamp: now - 29 * DAY }), makeEvent({ timestamp: now - DAY - 1000 })]);
+    await sendAt(now, [makeEvent({ timestamp: now - 1000 }), makeEvent({ errorType: 'RangeError', message: 'Invalid array length', timestamp: now - 2000 })]);
+    const before = await countsOf(first, await login(first), appKey, now);
+    expect(before.series.map((series: any[]) => series.reduce((sum, day) => sum + day.events, 0)).sort()).toEqual([1, 3]);
+    const days = async (server: TestServer) =>
+      (await sql<{ n: number }>`select count(*)::int4 as n from issue_days where app_key = ${appKey}`.execute(server.database.db)).rows[0]?.n;
+    expect(await days(first)).toBe(7);
+    await first.stop();
+
+    // The run at start: RETENTION_DAYS=90 keeps every event, but the days 35 and 40 back are gone from issue_days (the
+    // run asked for here finds nothing more to do).
+    const second = await startTestServer({ database, clock: () => now, retention: { retentionDays: 90, maxEventsPerIssue: 10_000 } });
+    const report = await second.retention!.runNow();
+    expect(report).toMatchObject({ eventsDeleted: 0, issueDaysTrimmed: 0 });
+    expect(await days(second)).toBe(4);
+    expect(await countsOf(second, await login(second), appKey, now)).toEqual(before);
+  });
+
+  it('a window with an edge in an hour whose events were deleted (dropped day, chunks, cap) still counts every event', async () => {
+    const database = await freshDatabase();
+    // Noon UTC: the cut-off of RETENTION_DAYS=1 is yesterday noon, so yesterday's morning is deleted in chunks.
+    const now = Math.floor(Date.now() / DAY) * DAY + 12 * HOUR;
+    const first = await startTestServer({ database, clock: () => now });
+    const { email, token } = await signUp(first);
+    const { appKey } = await createApp(first, token);
+    const MINUTE = 60_000;
+    // Three hours, each with events every two minutes (a failed request every fifth) from five users and two issues:
+    // one in a day the run drops whole, one in the day it deletes in chunks, one (recent) of an issue over the cap.
+    const dropped = now - 3 * DAY - 2 * HOUR;
+    const chunked = now - DAY - 2 * HOUR;
+    const capped = now - 2 * HOUR;
+    const hourOf = (start: number, name: string) =>
+      Array.from({ length: 30 }, (_, i) =>
+        i % 5 === 4
+          ? makeEvent({ type: 'request', timestamp: start + i * 2 * MINUTE + i, anonymousId: `anon_${i % 5}`, request: { method: 'GET', url: '/api/cart', status: 500 }, errorType: undefined, stack: undefined, fingerprint: `request:${name}` })
+          : makeEvent({ timestamp: start + i * 2 * MINUTE + i, anonymousId: `anon_${i % 5}`, fingerprint: `TypeError:${name}` }),
+      );
+    for (const [start, name] of [[dropped, 'dropped'], [chunked, 'chunked'], [capped, 'capped']] as const) {
+      expect((await sendBatch(first, appKey, hourOf(start, name))).body).toMatchObject({ accepted: 30 });
+    }
+    // Windows whose start, end or both fall inside each hour, on whole minutes.
+    const windows = [dropped, chunked, capped].flatMap((start) => [
+      { from: start + 20 * MINUTE, to: now + 1 },
+      { from: start - 3 * HOUR, to: start + 41 * MINUTE },
+      { from: start + 9 * MINUTE, to: start + 50 * MINUTE },
+      { from: start - 30 * MINUTE, to: start + 30 * MINUTE },
+    ]);
+    const totals = async (server: TestServer, bearer: string) =>
+      Promise.all(
+        windows.map(async ({ from, to }) => {
+          const reply = await server.call('GET', `/api/overview?appKey=${appKey}&from=${from}&to=${to}`, { token: bearer });
+          expect(reply.status).toBe(200);
+          return reply.body.totals;
+        }),
+      );
+    const before = await totals(first, token);
+    expect(before[0]).toMatchObject({ events: 80, failedRequests: 16 });
+    await first.stop();
+
+    const second = await startTestServer({ database, clock: () => now, retention: { retentionDays: 1, maxEventsPerIssue: 5, chunk: 7 } });
+    await second.retention!.runNow();
+    const stored = async (from: number) =>
+      (await sql<{ n: number }>`select count(*)::int4 as n from events where app_key = ${appKey} and timestamp >= ${from} and timestamp < ${from + HOUR}`.execute(second.database.db)).rows[0]?.n;
+    // The capped hour keeps the newest five payloads of each of its two issues.
+    expect([await stored(dropped), await stored(chunked), await stored(capped)]).toEqual([0, 0, 10]);
+    const bearer = (await second.call('POST', '/api/auth/login', { body: { email, password: PASSWORD } })).body.token;
+    const after = await totals(second, bearer);
+    // Events, errors and failed requests: exact. Distinct users and issues of deleted events: a lower bound.
+    const counts = (list: any[]) => list.map(({ events, errors, failedRequests }) => ({ events, errors, failedRequests }));
+    expect(counts(after)).toEqual(counts(before));
+    after.forEach((window: any, i: number) => {
+      expect(window.affectedUsers).toBeLessThanOrEqual(before[i].affectedUsers);
+      expect(window.issues).toBeLessThanOrEqual(before[i].issues);
+    });
   });
 
   it('keeps the payloads of the newest MAX_EVENTS_PER_ISSUE events per issue, with exact counts', async () => {

@@ -306,6 +306,34 @@ describe('issue detail', () => {
     expect(seen).toEqual(['evt_page6', 'evt_page5', 'evt_page4', 'evt_page3', 'evt_page2', 'evt_page1', 'evt_page0']);
   });
 
+  it('pages events spread over days with gaps (read day by day, newest first) as one read of them all would', async () => {
+    const { token } = await signUp(server);
+    const { appKey } = await createApp(server, token);
+    const now = Date.now();
+    // Days 0, 3, 9 (three at one timestamp) and 25 back: the walk over the days must skip the empty ones, stop at the
+    // issue's first event, and resume from a cursor inside any of them.
+    const timestamps = [now - 1000, now - 2000, now - 3 * DAY, now - 9 * DAY, now - 9 * DAY, now - 9 * DAY, now - 9 * DAY - 1, now - 25 * DAY];
+    const events = timestamps.map((timestamp, i) => makeEvent({ fingerprint: 'js:d', eventId: `evt_days${i}`, timestamp, release: `1.0.${i % 2}` }));
+    await sendBatch(server, appKey, events);
+    const newestFirst = [...events]
+      .sort((a, b) => Number(b.timestamp) - Number(a.timestamp) || String(b.eventId).localeCompare(String(a.eventId)))
+      .map((event) => event.eventId);
+    for (const limit of [1, 2, 3, 100]) {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const body: { events: Array<{ eventId: string }>; nextCursor: string | null } = await getIssue(token, `${appKey}:js:d`, `?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(body.events.length).toBeLessThanOrEqual(limit);
+        seen.push(...body.events.map((event) => event.eventId));
+        cursor = body.nextCursor;
+      } while (cursor);
+      expect(seen, `limit ${limit}`).toEqual(newestFirst);
+    }
+    // The breakdown reads back to the first event too.
+    const { breakdown } = await getIssue(token, `${appKey}:js:d`);
+    expect(breakdown.releases).toEqual([{ value: '1.0.0', events: 4 }, { value: '1.0.1', events: 4 }]);
+  });
+
   it('breaks its newest events down by browser, OS, release and environment', async () => {
     const { token } = await signUp(server);
     const { appKey } = await createApp(server, token);

@@ -13,6 +13,7 @@ import * as triage from './2026_11_23_0010_triage';
 import * as retention from './2026_11_23_0011_retention';
 import * as alerts from './2026_11_23_0012_alerts';
 import * as rateLeases from './2026_11_23_0013_rate_leases';
+import * as deletedEventMinutes from './2026_11_23_0014_deleted_event_minutes';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_21_0001_initial': initial,
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0011_retention': retention,
   '2026_11_23_0012_alerts': alerts,
   '2026_11_23_0013_rate_leases': rateLeases,
+  '2026_11_23_0014_deleted_event_minutes': deletedEventMinutes,
 };

@@ -26,10 +26,12 @@ export const getIssueRoute = authedProcedure
     // Another user's issue is answered exactly like one that does not exist.
     const row = key && (await findIssue(ctx.db, { userId: ctx.session.user.id, ...key }));
     if (!key || !row) fail('NOT_FOUND');
+    // Its first and last seen times bound the days its events are read from.
+    const issue = { ...key, firstSeenAt: row.first_seen_at, lastSeenAt: row.last_seen_at };
     const [page, series, contexts] = await Promise.all([
-      listIssueEvents(ctx.db, { ...key, limit: input.limit, after }),
+      listIssueEvents(ctx.db, { ...issue, limit: input.limit, after }),
       issueSeries(ctx.db, { ...key, now: ctx.clock() }),
-      issueEventContexts(ctx.db, key),
+      issueEventContexts(ctx.db, issue),
     ]);
     const last = page.events.at(-1);
     const nextCursor = page.hasMore && last ? encodeEventCursor({ timestamp: last.timestamp, eventId: last.eventId }) : null;
