@@ -9,15 +9,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { PGlite } from '@electric-sql/pglite';
 import { migrateToLatest, openDatabase } from '@collector/db';
 import pg from 'pg';
-import { type RawEvent, toColumns } from './baseline-columns';
+import { type RawEvent, toRows } from './baseline-columns';
 
-// One statement: unnest the batch, claim the event ids (duplicates skipped: events is partitioned by day and keeps no
+// One statement, prepared once per connection (parsed and planned once, as the collector's is): read the rows, claim the event ids (duplicates skipped: events is partitioned by day and keeps no
 // unique key, so event_ids deduplicates, as in the collector), insert the events claimed, upsert the issues of the rows
 // actually inserted (in fingerprint order, so concurrent batches lock issue rows in one order), report how many were stored.
 const INSERT_BATCH = `
 WITH src AS (
-  SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::int8[], $7::text[], $8::text[], $9::text[], $10::text[])
-    AS e(event_id, fingerprint, type, ts, anonymous_id, message, error_type, payload)
+  SELECT * FROM jsonb_to_recordset($3::jsonb)
+    AS e(event_id text, fingerprint text, type text, ts int8, anonymous_id text, message text, error_type text, payload jsonb)
 ), ids AS (
   INSERT INTO event_ids (app_key, event_id, day)
   SELECT $1, event_id, (ts / 86400000)::int4 FROM src
@@ -25,7 +25,7 @@ WITH src AS (
   RETURNING event_id
 ), ins AS (
   INSERT INTO events (app_key, event_id, fingerprint, type, timestamp, received_at, anonymous_id, payload)
-  SELECT DISTINCT ON (event_id) $1, event_id, fingerprint, type, ts, $2, anonymous_id, payload::jsonb FROM src JOIN ids USING (event_id)
+  SELECT DISTINCT ON (event_id) $1, event_id, fingerprint, type, ts, $2, anonymous_id, payload FROM src JOIN ids USING (event_id)
   RETURNING event_id
 ), up AS (
   INSERT INTO issues (app_key, fingerprint, message, error_type, event_count, user_count, first_seen_at, last_seen_at)
@@ -40,7 +40,8 @@ WITH src AS (
 )
 SELECT count(*)::int AS stored FROM ins`;
 
-type Query = (text: string, params: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
+/** `name`: prepared once per connection under it (pg; PGlite runs every statement unnamed). */
+type Query = (text: string, params: unknown[], name?: string) => Promise<{ rows: Record<string, unknown>[] }>;
 
 async function openStore(appKey: string): Promise<{ query: Query; close(): Promise<void> }> {
   const url = process.env.DATABASE_URL;
@@ -54,7 +55,7 @@ async function openStore(appKey: string): Promise<{ query: Query; close(): Promi
   let close: () => Promise<void>;
   if (url) {
     const pool = new pg.Pool({ connectionString: url, max: Number(process.env.POOL_SIZE ?? 10) });
-    query = (text, params) => pool.query(text, params);
+    query = (text, params, name) => pool.query(name ? { name, text, values: params } : { text, values: params });
     close = () => pool.end();
   } else {
     const db = await PGlite.create(dataDir as string);
@@ -88,7 +89,7 @@ async function main() {
       return send(res, 400, { error: { code: 'INVALID_JSON', message: 'body is not JSON' } });
     }
     const receivedAt = Date.now();
-    const { rows } = await store.query(INSERT_BATCH, [batch.appKey, receivedAt, ...toColumns(batch.events)]);
+    const { rows } = await store.query(INSERT_BATCH, [batch.appKey, receivedAt, toRows(batch.events)], 'baseline_insert');
     const stored = (rows[0]?.stored as number) ?? 0;
     send(res, 200, { accepted: batch.events.length, duplicates: batch.events.length - stored, rejected: [] });
   };
