@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { cleanupOnExit, createAccountWithApps, createEventSource, freePort, machineBusyMs } from '@collector/tool-kit';
+import { cleanupOnExit, createAccountWithApps, createEventSource, freePort, machineBusyMs, productionNodeArgs } from '@collector/tool-kit';
 import { closedLoopRound, emptyTally } from './load';
 
 const { values: flags } = parseArgs({
@@ -115,7 +115,7 @@ async function measure(backend: string) {
     if (backend === 'pglite') env.EMBEDDED = 'pglite';
   }
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !['DATABASE_URL', 'DATA_DIR', 'EMBEDDED', 'PORT'].includes(key)));
-  const args = flags.tsx ? ['--import', 'tsx', 'services/collector/src/main.ts'] : ['services/collector/dist/main.mjs'];
+  const args = flags.tsx ? ['--import', 'tsx', 'services/collector/src/main.ts'] : [...productionNodeArgs(root), 'services/collector/dist/main.mjs'];
   const started = performance.now();
   const child = spawn(process.execPath, args, { cwd: root, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];

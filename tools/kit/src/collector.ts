@@ -1,6 +1,7 @@
 // The collector (or any server under test) as a child process of a tool, and an account with apps on it.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -155,6 +156,8 @@ export async function startChild(options: SpawnOptions, readyTimeoutMs = 60_000)
  */
 export async function startCollector(options: { repoRoot: string; env: Record<string, string>; nodeArgs?: string[]; readyTimeoutMs?: number; source?: boolean }): Promise<Child> {
   if (!options.source) ensureCollectorBuilt(options.repoRoot);
+  // The flags `pnpm start` gives node, then the caller's (a later flag wins).
+  const nodeArgs = [...productionNodeArgs(options.repoRoot), ...(options.nodeArgs ?? [])];
   const port = await freePort();
   return startChild(
     {
@@ -162,11 +165,22 @@ export async function startCollector(options: { repoRoot: string; env: Record<st
       script: join(options.repoRoot, options.source ? 'services/collector/src/main.ts' : 'services/collector/dist/main.mjs'),
       cwd: options.repoRoot,
       port,
-      nodeArgs: options.nodeArgs ?? [],
+      nodeArgs,
       env: { PORT: String(port), HOST: '127.0.0.1', INGEST_RATE_LIMIT: '0', LOG_LEVEL: 'warn', ...options.env },
     },
     options.readyTimeoutMs,
   );
+}
+
+/**
+ * The node flags of `pnpm start` (the root package.json's start script, its last command), e.g. the heap size: tools
+ * run the collector with the same flags, so their figures are those of production. One place says what they are.
+ */
+export function productionNodeArgs(repoRoot: string): string[] {
+  const start = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts?: { start?: string } }).scripts?.start ?? '';
+  const command = (start.split('&&').at(-1) ?? '').trim().split(/\s+/);
+  if (command[0] !== 'node') return [];
+  return command.slice(1).filter((word) => word.startsWith('--'));
 }
 
 /** The production bundle, built as `pnpm start` builds it (a no-op when it is fresh); several tools at once are safe. */
