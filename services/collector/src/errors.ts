@@ -1,10 +1,23 @@
-// Writing the contract's error body, and the last Express error handler.
+// Writing JSON answers (the API's and the contract's error body), and the last Express error handler.
 import { errorHeaders, errorStatus, toAppError } from '@collector/api';
 import type { AppError } from '@collector/domain';
 import type { NextFunction, Request, Response } from 'express';
 
+/**
+ * An API answer as JSON. Written directly rather than through res.json, which also hashes every answer for an ETag:
+ * API answers are never cached, and ingestion answers one per request (a Sentry SDK sends one event a request).
+ */
+export function sendJson(res: Response, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
 export function sendError(res: Response, error: AppError): void {
-  res.status(errorStatus[error.code].status).set(errorHeaders(error)).json({ error: error.toBody() });
+  for (const [name, value] of Object.entries(errorHeaders(error))) res.setHeader(name, value);
+  sendJson(res, errorStatus[error.code].status, { error: error.toBody() });
 }
 
 export function errorHandler(onError: (error: AppError, req: Request) => void) {

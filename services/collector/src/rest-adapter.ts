@@ -7,6 +7,7 @@ import { type Context, appRouter, contractError, createCallerFactory, pathParame
 import { type AppError, limits, pruneNesting } from '@collector/domain';
 import cors from 'cors';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import { sendJson } from './errors';
 import { appKeyInPrefix, keepFirstChunk, readFirstChunk } from './oversize';
 
 const INGEST_PATH = '/api/events/batch';
@@ -109,14 +110,8 @@ export function createRestAdapter(createContext: (opts: { req: Request }) => Con
         if (parameters && Object.keys(parameters).length > 0) input = { ...(input as object), ...parameters };
       }
       const output = await procedureOf(route, req)(input);
-      if (route.status === 204) return void res.status(204).end();
-      // Written directly rather than through res.json, which also hashes every answer for an ETag: answers here are
-      // never cached (ingestion answers one per request, hundreds a second).
-      const body = JSON.stringify(output);
-      res.statusCode = route.status;
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.setHeader('Content-Length', Buffer.byteLength(body));
-      res.end(body);
+      if (route.status === 204) res.status(204).end();
+      else sendJson(res, route.status, output);
     } catch (error) {
       next(error);
     }

@@ -4,6 +4,7 @@ import { appKeyForDsn, type Context, contractError, ingestSentryEvents, toAppErr
 import { parseDsn } from '@collector/domain';
 import cors from 'cors';
 import { type Request, type RequestHandler, Router } from 'express';
+import { sendJson } from '../errors';
 import { readEnvelope, readStoreBody, type SentryEnvelope } from './envelope';
 
 export const SENTRY_PATHS = ['/api/:projectId/envelope', '/api/:projectId/store'];
@@ -53,7 +54,7 @@ export function createSentryRoutes(createContext: (opts: { req: Request }) => Co
         const envelope = await read(req);
         const dsn = typeof envelope.header.dsn === 'string' ? parseDsn(envelope.header.dsn) : undefined;
         publicKey ??= dsn?.publicKey;
-        res.json(await ingestSentryEvents(ctx, { projectId, publicKey, events: envelope.events, skippedItems: envelope.skippedItems }));
+        sendJson(res, 200, await ingestSentryEvents(ctx, { projectId, publicKey, events: envelope.events, skippedItems: envelope.skippedItems }));
       } catch (error) {
         const appError = toAppError(error);
         if (appError.code === 'PAYLOAD_TOO_LARGE' && appKey !== undefined) ctx.outcomes.count(appKey, 'too_large', 1, ctx.clock());
