@@ -1,7 +1,9 @@
 // The HTTP application: health probes, the OpenAPI document, tRPC for the typed client, REST for everyone else.
-import { type AlertChannels, KnownApps, type RateLimitConfig, appRouter, contractError, createContextFactory, createOpenApiDocument, createRateLimiters, errorHeaders, toAppError } from '@collector/api';
+import type { IncomingMessage } from 'node:http';
+import { type AlertChannels, KnownApps, type RateLimitConfig, appRouter, contractError, createContextFactory, createOpenApiDocument, createRateLimiters, errorHeaders, errorStatus, toAppError } from '@collector/api';
 import { type DatabaseHandle, EventWriter, OutcomeCounter, RETRY_AFTER_UNAVAILABLE_SECONDS } from '@collector/db';
 import type { AppError } from '@collector/domain';
+import { TRPCError } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Request } from 'express';
 import { IngestBudget } from './admission';
@@ -37,6 +39,8 @@ export interface AppOptions {
 }
 
 const READY_TIMEOUT_MS = 2_000;
+/** The largest body tRPC reads, for every procedure. */
+const TRPC_MAX_BODY_BYTES = 1024 * 1024;
 
 export function createApp(options: AppOptions) {
   const { database, logger } = options;
@@ -94,12 +98,27 @@ export function createApp(options: AppOptions) {
     res.json(openApiDocument);
   });
 
+  // tRPC takes the budget too: it reads a POST's body (up to maxBodySize, whatever the procedure) as soon as it gets
+  // the request, before it knows the procedure, and keeps the parsed input until the call ends, so every POST here
+  // reserves it (a login's few hundred bytes cost what they are). A refused one is given an empty body, so tRPC reads
+  // nothing, and is answered by createContext with a tRPC error, whose code the typed client reads.
+  const refusedCalls = new WeakSet<IncomingMessage>();
+  app.use('/trpc', (req, res, next) => {
+    if (req.method === 'POST' && !ingestBudget.admit(req, res, TRPC_MAX_BODY_BYTES)) {
+      refusedCalls.add(req);
+      req.body = '';
+    }
+    next();
+  });
   app.use(
     '/trpc',
     createExpressMiddleware({
       router: appRouter,
-      createContext: ({ req }) => createContext({ req }),
-      maxBodySize: 1024 * 1024,
+      createContext: ({ req }) => {
+        if (refusedCalls.has(req)) throw new TRPCError({ code: errorStatus.UNAVAILABLE.trpc, message: ingestBudget.refusal.message, cause: ingestBudget.refusal });
+        return createContext({ req });
+      },
+      maxBodySize: TRPC_MAX_BODY_BYTES,
       // One call per request, as over REST: a batch would let one small request fan out into many queries.
       allowBatching: false,
       onError: ({ error, req }) => logError(toAppError(error), req as Request),
