@@ -1,7 +1,7 @@
-// Admission control for ingestion: one budget of body bytes in flight per process, shared by the batch endpoint and
-// the Sentry endpoints. A request reserves what its body may cost before the body is read and gives it back when its
-// response is done or its connection closes; over budget it is answered 503 at once, its body unread, so a burst of
-// large requests waits in the clients (which back off on 503 + Retry-After), not in the heap.
+// Admission control for ingestion: one budget of body bytes in flight per process, shared by the batch endpoint, the
+// Sentry endpoints and tRPC calls (app.ts). A request reserves what its body may cost before the body is read and
+// gives it back when its response is done or its connection closes; over budget it is answered 503 at once, its body
+// unread, so a burst of large requests waits in the clients (which back off on 503 + Retry-After), not in the heap.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';

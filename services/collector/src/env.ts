@@ -2,12 +2,13 @@
 import { z } from 'zod';
 
 /**
- * INGEST_MAX_IN_FLIGHT_BYTES's default, against the 1 GiB heap `pnpm start` gives node: a parsed batch takes a few
- * times its JSON size until its statement commits (docs/operations.md, "Ingestion bytes in flight"), so 64 MiB of
- * bodies stay well under half the heap, while 64 batches of the largest size (1 MiB) may be in flight at once, far
- * more than steady ingestion holds.
+ * INGEST_MAX_IN_FLIGHT_BYTES's default, against the 1 GiB heap `pnpm start` gives node. A parsed body takes about its
+ * own size in the heap for real batches, but up to 21 times it for the worst shape (`[{},{},...]`, which the parser
+ * takes before any validation): 32 MiB x 21 leaves the heap a third for everything else even then, while 32 batches
+ * of the largest size (1 MiB) may be in flight at once, far more than steady ingestion holds. A flood of such bodies
+ * ran a 1 GiB process out of heap at 64 MiB, not at 32 (docs/operations.md, "Ingestion bytes in flight").
  */
-export const DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES = 32 * 1024 * 1024;
 
 const integer = (fallback: number, min: number, max: number) =>
   z
@@ -31,8 +32,8 @@ const envSchema = z
     INGEST_RATE_LIMIT: integer(1000, 0, 10_000_000),
     INGEST_RATE_BURST: integer(5000, 50, 100_000_000),
     /**
-     * Bytes of ingestion bodies a process holds at once (admission.ts); over it, 503 with Retry-After. At least one
-     * largest batch (1 MiB); at most 64 GiB.
+     * Bytes of request bodies (ingestion, tRPC) a process holds at once (admission.ts); past it, 503 with Retry-After.
+     * At least one largest batch (1 MiB); at most 64 GiB.
      */
     INGEST_MAX_IN_FLIGHT_BYTES: integer(DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES, 1024 * 1024, 64 * 1024 * 1024 * 1024),
     /** Express's "trust proxy": set it behind a reverse proxy so per-address throttling sees the client, not the proxy. */

@@ -22,7 +22,7 @@ export interface StartOptions {
   dataDir?: string | undefined;
   databasePoolSize?: number;
   rateLimits?: Partial<RateLimitConfig>;
-  /** INGEST_MAX_IN_FLIGHT_BYTES: ingestion bytes this process holds at once; default 64 MiB. */
+  /** INGEST_MAX_IN_FLIGHT_BYTES: bytes of request bodies (ingestion, tRPC) this process holds at once; default 32 MiB. */
   ingestMaxInFlightBytes?: number | undefined;
   trustProxy?: string | undefined;
   /** The base of every app's DSN; default http://localhost:<the port bound>. */

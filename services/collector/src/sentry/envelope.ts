@@ -215,7 +215,8 @@ function eventIdOf(event: Json, header: Json | undefined): string {
  * The most of a body each reader holds at once, what admission.ts reserves for a compressed body. An envelope streams
  * through its parser, which keeps its header, one event and one item's header line at most; the rest of its 20 MiB
  * decompressed passes by without being kept, so reserving decodedBytes would count twenty times what it costs (and
- * let three compressed envelopes, what sentry-python sends by default, fill a 64 MiB budget). /store/ keeps the whole event.
+ * the default 32 MiB budget would take one compressed envelope, what sentry-python sends by default, at a time).
+ * /store/ keeps the whole event.
  */
 export const heldBytes = {
   envelope: sentryLimits.eventBytes + 2 * sentryLimits.headerBytes,
