@@ -1,7 +1,8 @@
 // Admission control for ingestion: one budget of body bytes in flight per process, shared by the batch endpoint, the
-// Sentry endpoints and tRPC calls (app.ts). A request reserves what its body may cost before the body is read and
-// gives it back when its response is done or its connection closes; over budget it is answered 503 at once, its body
-// unread, so a burst of large requests waits in the clients (which back off on 503 + Retry-After), not in the heap.
+// Sentry endpoints and tRPC calls (app.ts). A request reserves what its body may cost before the body is read, lowers
+// that to what it holds once the body is read, and gives it back when its response is done or its connection closes;
+// over budget it is answered 503 at once, its body unread, so a burst of large requests waits in the clients (which
+// back off on 503 + Retry-After), not in the heap.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -88,6 +89,21 @@ export class IngestBudget {
     if (socket[RESERVED] === undefined) socket.once('close', this.onSocketClose);
     socket[RESERVED] = (socket[RESERVED] ?? 0) + cost;
     return true;
+  }
+
+  /**
+   * Lowers a request's reservation to what its body turned out to hold once read (never raises it): a compressed body
+   * reserves the most it may inflate to while it is read, then only its size for the rest of its stay, the wait for
+   * its statement included.
+   */
+  settle(res: ServerResponse, bytes: number): void {
+    const reserving = res as ServerResponse & Reserving;
+    const held = reserving[RESERVED] ?? 0;
+    const socket = res.req.socket as ReservingSocket;
+    if (bytes >= held || socket[CLOSED]) return;
+    reserving[RESERVED] = bytes;
+    socket[RESERVED] = (socket[RESERVED] ?? 0) - (held - bytes);
+    this.inFlight -= held - bytes;
   }
 
   /** One warning a second at most, with the refusals since the last one: a burst is one line, not one per request. */

@@ -2,7 +2,7 @@
 // by calling its procedure through a tRPC caller. The contract's edges live here: 404 vs 405, content types and
 // encodings, body limits, strict query strings, success statuses; every failure goes to the one error writer.
 // trpc-to-openapi stays out of the request path: it only generates the OpenAPI document and the path patterns.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Context, appRouter, contractError, createCallerFactory, pathParameters, queryValue, type RestRoute, restRoutes, routesForPath, toAppError } from '@collector/api';
 import { type AppError, limits, pruneNesting } from '@collector/domain';
 import cors from 'cors';
@@ -59,7 +59,14 @@ export type OnTooLarge = (appKey: string | undefined) => void;
  * `budget`, the body's cost is reserved in it before it is read (admission.ts), and over budget it is not read at all.
  */
 function parseBody(limitBytes: number, { onTooLarge, budget }: { onTooLarge?: OnTooLarge | undefined; budget?: IngestBudget } = {}) {
-  const json = express.json({ limit: limitBytes, inflate: true, strict: true, type: () => true });
+  const json = express.json({
+    limit: limitBytes,
+    inflate: true,
+    strict: true,
+    type: () => true,
+    // The body read and decompressed, before it is parsed: a compressed one now holds its size, not the most it might.
+    ...(budget ? { verify: (_req: IncomingMessage, res: ServerResponse, body: Buffer) => budget.settle(res, body.length) } : {}),
+  });
   const encodingOf = (req: Request) => req.headers['content-encoding'];
   return (req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) {

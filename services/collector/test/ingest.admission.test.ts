@@ -3,7 +3,7 @@
 // batch endpoint, the Sentry endpoints and tRPC; every reservation given back, however the request ends.
 import { once } from 'node:events';
 import { type ClientRequest, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { CollectorError, createCollectorClient } from '@collector/client';
@@ -79,6 +79,29 @@ function startPost(path: string, body: Buffer, headers: Record<string, string> =
 }
 
 const finish = (sending: Sending) => sending.request.end(sending.rest);
+
+/**
+ * On one connection: a login (argon2 takes tens of milliseconds to answer it), then another request, whose answer is
+ * queued behind the login's. Resolves once that request holds part of the budget.
+ */
+async function behindLogin(head: string, body: Buffer) {
+  const login = JSON.stringify({ email: uniqueEmail(), password: 'not the password of anyone' });
+  const socket = connect(Number(port), '127.0.0.1');
+  await once(socket, 'connect');
+  const connection = { socket, received: '' };
+  socket.on('data', (chunk: Buffer) => {
+    connection.received += chunk.toString('utf8');
+  });
+  socket.write(Buffer.concat([Buffer.from(`POST /api/auth/login HTTP/1.1\r\nHost: collector\r\nContent-Type: application/json\r\nContent-Length: ${login.length}\r\n\r\n${login}${head}`), body]));
+  while (budget.bytesInFlight === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+  return connection;
+}
+
+/** A request's line and headers, written by hand. */
+const requestHead = (path: string, length: number, headers: Record<string, string> = {}) =>
+  `POST ${path} HTTP/1.1\r\nHost: collector\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}\r\n`;
 
 async function storedEvents(appKey: string): Promise<number> {
   return (await server.call('GET', `/api/overview?appKey=${appKey}`, { token })).body.totals.events;
@@ -186,42 +209,63 @@ describe('a reservation is given back however the request ends', () => {
     expect(await storedEvents(appKey)).toBe(10);
   });
 
-  /** On one connection: a login (argon2 takes tens of milliseconds to answer it), then a batch's headers and first KiB. */
-  async function pipelined() {
+  /** A batch's headers and first KiB, pipelined behind a login. */
+  async function pipelinedBatch() {
     const { appKey } = await createApp(server, token);
     const body = largeBatch(appKey);
-    const login = JSON.stringify({ email: uniqueEmail(), password: 'not the password of anyone' });
-    const socket = connect(Number(port), '127.0.0.1');
-    await once(socket, 'connect');
-    const connection = { socket, size: body.length, received: '' };
-    socket.on('data', (chunk: Buffer) => {
-      connection.received += chunk.toString('utf8');
-    });
-    socket.write(
-      `POST /api/auth/login HTTP/1.1\r\nHost: collector\r\nContent-Type: application/json\r\nContent-Length: ${login.length}\r\n\r\n${login}` +
-        `POST /api/events/batch HTTP/1.1\r\nHost: collector\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.subarray(0, 1024).toString('utf8')}`,
-    );
-    while (budget.bytesInFlight === 0) await new Promise((resolve) => setTimeout(resolve, 1));
-    return connection;
+    return { size: body.length, connection: await behindLogin(requestHead('/api/events/batch', body.length), body.subarray(0, 1024)) };
   }
 
   it('a pipelined batch whose answer waits behind another when the connection dies (its response never closes, its socket does)', async () => {
-    const { socket, size, received } = await pipelined();
+    const { size, connection } = await pipelinedBatch();
     expect(budget.bytesInFlight).toBe(size);
     // The batch's response is queued behind the login's, which is not out yet: the case where only the socket closes.
-    expect(received).toBe('');
-    socket.destroy();
+    expect(connection.received).toBe('');
+    connection.socket.destroy();
     await expect.poll(() => budget.bytesInFlight).toBe(0);
   });
 
   it('a pipelined batch whose answer had become the connection\'s own when it died: given back once, not twice', async () => {
-    const connection = await pipelined();
+    const { size, connection } = await pipelinedBatch();
     await expect.poll(() => connection.received).toMatch(/^HTTP\/1\.1 401 /);
-    expect(budget.bytesInFlight).toBe(connection.size);
+    expect(budget.bytesInFlight).toBe(size);
     connection.socket.destroy();
     await expect.poll(() => budget.bytesInFlight).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(budget.bytesInFlight).toBe(0);
+  });
+});
+
+describe('a compressed body holds the most it may inflate to only while it is read', () => {
+  /** Waits until the budget holds `bytes` while the answer is still queued behind the login's, then for both answers. */
+  async function expectHeldWhileQueued(connection: { socket: Socket; received: string }, bytes: number) {
+    while (budget.bytesInFlight !== bytes && connection.received === '') await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(connection.received).toBe('');
+    expect(budget.bytesInFlight).toBe(bytes);
+    await expect.poll(() => connection.received, { timeout: 10_000 }).toMatch(/HTTP\/1\.1 200 /);
+    await expect.poll(() => budget.bytesInFlight).toBe(0);
+    connection.socket.destroy();
+  }
+
+  it('a batch: read and decompressed, it holds its decompressed size while its events wait', async () => {
+    const { appKey } = await createApp(server, token);
+    const body = largeBatch(appKey);
+    const compressed = gzipSync(body);
+    const connection = await behindLogin(requestHead('/api/events/batch', compressed.length, { 'Content-Encoding': 'gzip' }), compressed);
+    await expectHeldWhileQueued(connection, body.length);
+    expect(await storedEvents(appKey)).toBe(10);
+  });
+
+  it('an envelope: what its parser kept (its header line and its event), not what streamed through', async () => {
+    const { appKey, dsn } = await createApp(server, token, { type: 'node' });
+    const { projectId, publicKey } = dsnParts(dsn);
+    const event = { event_id: crypto.randomUUID().replaceAll('-', ''), message: 'hello', extra: { padding: 'x'.repeat(100_000) } };
+    const header = JSON.stringify({ event_id: event.event_id });
+    // A skipped attachment of 2 MB streams through without being kept.
+    const body = gzipSync(`${header}\n{"type":"attachment","length":2000000}\n${'a'.repeat(2_000_000)}\n{"type":"event"}\n${JSON.stringify(event)}\n`);
+    const connection = await behindLogin(requestHead(`/api/${projectId}/envelope/?sentry_key=${publicKey}`, body.length, { 'Content-Encoding': 'gzip' }), body);
+    await expectHeldWhileQueued(connection, header.length + JSON.stringify(event).length);
+    expect(await storedEvents(appKey)).toBe(1);
   });
 });
 

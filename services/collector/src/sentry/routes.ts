@@ -54,6 +54,8 @@ export function createSentryRoutes(createContext: (opts: { req: Request }) => Co
         // A key in the URL or header is checked before the body is read: a wrong one costs nothing more.
         if (publicKey !== undefined) appKey = await appKeyForDsn(ctx, projectId, publicKey);
         const envelope = await read(req);
+        // Read: from here on the request holds what was kept of its body, not the most it might have kept.
+        ingestBudget.settle(res, envelope.keptBytes);
         const dsn = typeof envelope.header.dsn === 'string' ? parseDsn(envelope.header.dsn) : undefined;
         publicKey ??= dsn?.publicKey;
         res.json(await ingestSentryEvents(ctx, { projectId, publicKey, events: envelope.events, skippedItems: envelope.skippedItems }));
