@@ -56,7 +56,8 @@ export type OnTooLarge = (appKey: string | undefined) => void;
 
 /**
  * A JSON body of at most `limitBytes` (after decompression). `onTooLarge` is told of a body refused for size; with a
- * `budget`, the body's cost is reserved in it before it is read (admission.ts), and over budget it is not read at all.
+ * `budget`, the body's cost is reserved in it before it is read and lowered to its size once read (admission.ts), and
+ * over budget it is not read at all.
  */
 function parseBody(limitBytes: number, { onTooLarge, budget }: { onTooLarge?: OnTooLarge | undefined; budget?: IngestBudget } = {}) {
   const json = express.json({
