@@ -31,7 +31,8 @@ export const errorStatus: Record<ErrorCode, { status: number; trpc: TRPC_ERROR_C
   },
   RATE_LIMITED: { status: 429, trpc: 'TOO_MANY_REQUESTS', when: 'a rate limit was hit (see Retry-After)', message: 'too many requests: retry after the seconds in Retry-After' },
   INTERNAL: { status: 500, trpc: 'INTERNAL_SERVER_ERROR', when: 'a bug; the message says nothing more', message: 'internal error' },
-  UNAVAILABLE: { status: 503, trpc: 'SERVICE_UNAVAILABLE', when: 'the database cannot be reached (see Retry-After)', message: 'the database is unavailable, retry later' },
+  // Not only the database: ingestion at its limit of bytes in flight answers it too (services/collector/src/admission.ts).
+  UNAVAILABLE: { status: 503, trpc: 'SERVICE_UNAVAILABLE', when: 'the database cannot be reached (see Retry-After)', message: 'the service is unavailable for now: retry after the seconds in Retry-After' },
 };
 
 type ErrorOptions = NonNullable<ConstructorParameters<typeof AppError>[2]>;

@@ -2,7 +2,7 @@
 // services/collector/src/sentry) and the browser SDK file. Listed here so the document covers every path.
 import { type ErrorCode, publicKeyPattern, sentryLimits } from '@collector/domain';
 
-type ErrorResponses = (codes: ErrorCode[]) => Record<string, unknown>;
+type ErrorResponses = (codes: ErrorCode[], options?: { ingestion?: boolean }) => Record<string, unknown>;
 
 const SENTRY_ERRORS: ErrorCode[] = ['INVALID_JSON', 'VALIDATION_FAILED', 'UNKNOWN_APP_KEY', 'METHOD_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED'];
 
@@ -48,11 +48,13 @@ const answer = {
 };
 
 function sentryOperation(errorResponses: ErrorResponses, kind: 'envelope' | 'store') {
-  const responses = errorResponses(SENTRY_ERRORS) as Record<string, { headers?: Record<string, unknown> }>;
-  const limited = responses['429'];
-  if (limited) {
-    limited.headers = {
-      ...limited.headers,
+  const responses = errorResponses(SENTRY_ERRORS, { ingestion: true }) as Record<string, { headers?: Record<string, unknown> }>;
+  // Every answer with Retry-After carries it (services/collector/src/sentry/routes.ts).
+  for (const status of ['429', '503']) {
+    const response = responses[status];
+    if (!response) continue;
+    response.headers = {
+      ...response.headers,
       'X-Sentry-Rate-Limits': { description: '`<seconds>::organization`: what Sentry SDKs read to hold their sends', schema: { type: 'string', maxLength: 64 } },
     };
   }

@@ -19,7 +19,11 @@ const LICENSE = { name: 'MIT', identifier: 'MIT' };
 const PUBLIC: { security: [] } = { security: [] };
 const EVERY_ROUTE: ErrorCode[] = ['INTERNAL', 'UNAVAILABLE'];
 
-function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
+/** What a 503 also means on the ingestion endpoints: they refuse a request when the process holds its limit of bodies. */
+const INGESTION_UNAVAILABLE = 'the database cannot be reached, or ingestion holds its limit of bytes in flight (INGEST_MAX_IN_FLIGHT_BYTES); see Retry-After';
+
+/** The error responses of an operation; `ingestion` for the endpoints that take events (their 503 has two causes). */
+function errorResponses(codes: ErrorCode[], { ingestion = false } = {}): Record<string, unknown> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of [...codes, ...EVERY_ROUTE]) {
     const { status } = errorStatus[code];
@@ -33,7 +37,7 @@ function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
         if (status === 429 || status === 503) headers['Retry-After'] = { description: 'Seconds to wait, an integer >= 1', schema: { type: 'integer', minimum: 1 } };
         if (status === 401) headers['WWW-Authenticate'] = { description: 'Bearer', schema: { type: 'string' } };
         if (status === 405) headers.Allow = { description: 'The methods this path takes', schema: { type: 'string' } };
-        const description = statusCodes.map((code) => `${code}: ${errorStatus[code].when}`).join('; ');
+        const description = statusCodes.map((code) => `${code}: ${ingestion && code === 'UNAVAILABLE' ? INGESTION_UNAVAILABLE : errorStatus[code].when}`).join('; ');
         return [String(status), { description, ...(Object.keys(headers).length ? { headers } : {}), content: { 'application/json': { schema: ERROR_REF } } }];
       }),
   );
@@ -89,7 +93,7 @@ export function createOpenApiDocument(options: { baseUrl: string; version: strin
     if (!(operation as { security?: unknown }).security) Object.assign(operation, PUBLIC);
     operation.responses = {
       [route.status]: route.status === 204 ? { description: 'Done, no body' } : success,
-      ...errorResponses(route.errors),
+      ...errorResponses(route.errors, { ingestion: route.procedurePath === 'events.ingest' }),
     };
     if (route.procedurePath === 'events.ingest' && operation.requestBody) {
       for (const media of Object.values(operation.requestBody.content)) {

@@ -1,10 +1,14 @@
 // The HTTP application: health probes, the OpenAPI document, tRPC for the typed client, REST for everyone else.
-import { type AlertChannels, KnownApps, type RateLimitConfig, appRouter, contractError, createContextFactory, createOpenApiDocument, createRateLimiters, errorHeaders, toAppError } from '@collector/api';
+import type { IncomingMessage } from 'node:http';
+import { type AlertChannels, KnownApps, type RateLimitConfig, appRouter, contractError, createContextFactory, createOpenApiDocument, createRateLimiters, errorHeaders, errorStatus, toAppError } from '@collector/api';
 import { type DatabaseHandle, EventWriter, OutcomeCounter, RETRY_AFTER_UNAVAILABLE_SECONDS } from '@collector/db';
 import type { AppError } from '@collector/domain';
+import { TRPCError } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Request } from 'express';
+import { IngestBudget } from './admission';
 import { defaultDashboardDir, serveDashboard } from './dashboard';
+import { DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES } from './env';
 import { errorHandler, sendError } from './errors';
 import type { Logger } from './logger';
 import { assignRequestId, requestLogger } from './request-id';
@@ -30,12 +34,17 @@ export interface AppOptions {
   version?: string;
   /** The built dashboard served at /; default services/dashboard/dist. A missing folder serves the API only. */
   dashboardDir?: string;
+  /** Ingestion bytes in flight (INGEST_MAX_IN_FLIGHT_BYTES), shared by every ingestion route; default one of the default size. */
+  ingestBudget?: IngestBudget;
 }
 
 const READY_TIMEOUT_MS = 2_000;
+/** The largest body tRPC reads, for every procedure. */
+const TRPC_MAX_BODY_BYTES = 1024 * 1024;
 
 export function createApp(options: AppOptions) {
   const { database, logger } = options;
+  const ingestBudget = options.ingestBudget ?? new IngestBudget(DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES, logger);
   const knownApps = new KnownApps(database.db);
   const outcomes = options.outcomes ?? new OutcomeCounter(database.db);
   const createContext = createContextFactory({
@@ -50,7 +59,8 @@ export function createApp(options: AppOptions) {
   });
   const logError = (error: AppError, req: Request) => {
     if (error.code === 'INTERNAL') requestLogger(logger, req).error({ err: error.cause ?? error, method: req.method, path: req.path }, 'request failed');
-    else if (error.code === 'UNAVAILABLE') requestLogger(logger, req).warn({ err: error.cause ?? error, path: req.path }, 'database unavailable');
+    // The budget's refusals are logged by the budget, once a second at most.
+    else if (error.code === 'UNAVAILABLE' && error !== ingestBudget.refusal) requestLogger(logger, req).warn({ err: error.cause ?? error, path: req.path }, 'database unavailable');
   };
   const openApiDocument = createOpenApiDocument({ baseUrl: '/', version: options.version ?? '0.1.0' });
 
@@ -88,12 +98,27 @@ export function createApp(options: AppOptions) {
     res.json(openApiDocument);
   });
 
+  // tRPC takes the budget too: it reads a POST's body (up to maxBodySize, whatever the procedure) as soon as it gets
+  // the request, before it knows the procedure, and keeps the parsed input until the call ends, so every POST here
+  // reserves it (a login's few hundred bytes cost what they are). A refused one is given an empty body, so tRPC reads
+  // nothing, and is answered by createContext with a tRPC error, whose code the typed client reads.
+  const refusedCalls = new WeakSet<IncomingMessage>();
+  app.use('/trpc', (req, res, next) => {
+    if (req.method === 'POST' && !ingestBudget.admit(req, res, TRPC_MAX_BODY_BYTES)) {
+      refusedCalls.add(req);
+      req.body = '';
+    }
+    next();
+  });
   app.use(
     '/trpc',
     createExpressMiddleware({
       router: appRouter,
-      createContext: ({ req }) => createContext({ req }),
-      maxBodySize: 1024 * 1024,
+      createContext: ({ req }) => {
+        if (refusedCalls.has(req)) throw new TRPCError({ code: errorStatus.UNAVAILABLE.trpc, message: ingestBudget.refusal.message, cause: ingestBudget.refusal });
+        return createContext({ req });
+      },
+      maxBodySize: TRPC_MAX_BODY_BYTES,
       // One call per request, as over REST: a batch would let one small request fan out into many queries.
       allowBatching: false,
       onError: ({ error, req }) => logError(toAppError(error), req as Request),
@@ -103,13 +128,13 @@ export function createApp(options: AppOptions) {
   );
   app.use(serveSdk(logger));
   // Sentry SDKs' endpoints read their bodies as streams of their own, so they come before the REST adapter.
-  app.use(createSentryRoutes(createContext));
+  app.use(createSentryRoutes(createContext, ingestBudget));
   // The dashboard's files and its page for non-API paths; everything under /api still ends in the REST adapter.
   app.use(serveDashboard({ dir: options.dashboardDir ?? defaultDashboardDir, logger }));
   // A refused body counts as one too_large event of the app it names (its events were never read).
   const clock = options.clock ?? Date.now;
   app.use(
-    createRestAdapter(createContext, (appKey) => {
+    createRestAdapter(createContext, ingestBudget, (appKey) => {
       const at = clock();
       // Only an app that exists (a cached look-up): a made-up key in a refused body is not kept even for a second.
       if (appKey !== undefined) void knownApps.exists(appKey).then((exists) => exists && outcomes.count(appKey, 'too_large', 1, at), () => undefined);

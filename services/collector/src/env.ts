@@ -1,6 +1,15 @@
 // The only place that reads process.env: parsed once at start; a bad value stops the process and names the variable.
 import { z } from 'zod';
 
+/**
+ * INGEST_MAX_IN_FLIGHT_BYTES's default, against the 1 GiB heap `pnpm start` gives node. A parsed body takes about its
+ * own size in the heap for real batches, but up to 21 times it for the worst shape (`[{},{},...]`, which the parser
+ * takes before any validation): 32 MiB x 21 leaves the heap a third for everything else even then, while 32 batches
+ * of the largest size (1 MiB) may be in flight at once, far more than steady ingestion holds. A flood of such bodies
+ * ran a 1 GiB process out of heap at 64 MiB, not at 32 (docs/operations.md, "Ingestion bytes in flight").
+ */
+export const DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES = 32 * 1024 * 1024;
+
 const integer = (fallback: number, min: number, max: number) =>
   z
     .string()
@@ -22,6 +31,11 @@ const envSchema = z
     /** Events per second per appKey; 0 turns the limit off. */
     INGEST_RATE_LIMIT: integer(1000, 0, 10_000_000),
     INGEST_RATE_BURST: integer(5000, 50, 100_000_000),
+    /**
+     * Bytes of request bodies (ingestion, tRPC) a process holds at once (admission.ts); past it, 503 with Retry-After.
+     * At least one largest batch (1 MiB); at most 64 GiB.
+     */
+    INGEST_MAX_IN_FLIGHT_BYTES: integer(DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES, 1024 * 1024, 64 * 1024 * 1024 * 1024),
     /** Express's "trust proxy": set it behind a reverse proxy so per-address throttling sees the client, not the proxy. */
     TRUST_PROXY: z.string().min(1).optional(),
     /** Collector processes sharing the port (node:cluster); each has its own pool of DATABASE_POOL_SIZE connections. */
@@ -51,6 +65,7 @@ const envSchema = z
     embedded: env.EMBEDDED,
     ingestRateLimit: env.INGEST_RATE_LIMIT,
     ingestRateBurst: env.INGEST_RATE_BURST,
+    ingestMaxInFlightBytes: env.INGEST_MAX_IN_FLIGHT_BYTES,
     trustProxy: env.TRUST_PROXY,
     workers: env.WORKERS,
     publicUrl: env.PUBLIC_URL,

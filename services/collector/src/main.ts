@@ -37,6 +37,7 @@ async function serve(env: Env) {
       embedded: env.embedded,
       databasePoolSize: env.databasePoolSize,
       rateLimits: { ingestPerSecond: env.ingestRateLimit, ingestBurst: env.ingestRateBurst },
+      ingestMaxInFlightBytes: env.ingestMaxInFlightBytes,
       trustProxy: env.trustProxy,
       alerts: env.alerts,
       retention: env.retention,

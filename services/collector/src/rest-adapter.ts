@@ -2,11 +2,12 @@
 // by calling its procedure through a tRPC caller. The contract's edges live here: 404 vs 405, content types and
 // encodings, body limits, strict query strings, success statuses; every failure goes to the one error writer.
 // trpc-to-openapi stays out of the request path: it only generates the OpenAPI document and the path patterns.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Context, appRouter, contractError, createCallerFactory, pathParameters, queryValue, type RestRoute, restRoutes, routesForPath, toAppError } from '@collector/api';
 import { type AppError, limits, pruneNesting } from '@collector/domain';
 import cors from 'cors';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import type { IngestBudget } from './admission';
 import { sendJson } from './errors';
 import { appKeyInPrefix, keepFirstChunk, readFirstChunk } from './oversize';
 
@@ -54,8 +55,20 @@ function bodyError(error: { type?: string; status?: number }): AppError {
 /** Told of each body refused as too large, with the appKey found in its first bytes (oversize.ts), if any. */
 export type OnTooLarge = (appKey: string | undefined) => void;
 
-function parseBody(limitBytes: number, onTooLarge?: OnTooLarge) {
-  const json = express.json({ limit: limitBytes, inflate: true, strict: true, type: () => true });
+/**
+ * A JSON body of at most `limitBytes` (after decompression). `onTooLarge` is told of a body refused for size; with a
+ * `budget`, the body's cost is reserved in it before it is read and lowered to its size once read (admission.ts), and
+ * over budget it is not read at all.
+ */
+function parseBody(limitBytes: number, { onTooLarge, budget }: { onTooLarge?: OnTooLarge | undefined; budget?: IngestBudget } = {}) {
+  const json = express.json({
+    limit: limitBytes,
+    inflate: true,
+    strict: true,
+    type: () => true,
+    // The body read and decompressed, before it is parsed: a compressed one now holds its size, not the most it might.
+    ...(budget ? { verify: (_req: IncomingMessage, res: ServerResponse, body: Buffer) => budget.settle(res, body.length) } : {}),
+  });
   const encodingOf = (req: Request) => req.headers['content-encoding'];
   return (req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) {
@@ -71,6 +84,8 @@ function parseBody(limitBytes: number, onTooLarge?: OnTooLarge) {
         next(contractError('PAYLOAD_TOO_LARGE'));
       });
     }
+    // express.json holds the whole body, decompressed, until it is parsed: that, at most limitBytes, is its cost.
+    if (budget && !budget.admit(req, res, limitBytes)) return next(budget.refusal);
     const firstChunk = onTooLarge ? keepFirstChunk(req) : undefined;
     json(req, res, (error?: unknown) => {
       if (error) {
@@ -88,7 +103,7 @@ function parseBody(limitBytes: number, onTooLarge?: OnTooLarge) {
 
 type ProcedureCall = (input: unknown) => Promise<unknown>;
 
-export function createRestAdapter(createContext: (opts: { req: Request }) => Context, onIngestTooLarge?: OnTooLarge): Router {
+export function createRestAdapter(createContext: (opts: { req: Request }) => Context, ingestBudget: IngestBudget, onIngestTooLarge?: OnTooLarge): Router {
   const createCaller = createCallerFactory(appRouter);
   // Each procedure's place in the caller ("issues.list"), split once here rather than per request.
   const segments = new Map(restRoutes.map((route) => [route, route.procedurePath.split('.')]));
@@ -97,7 +112,7 @@ export function createRestAdapter(createContext: (opts: { req: Request }) => Con
     for (const segment of segments.get(route) ?? []) procedure = (procedure as Record<string, unknown>)[segment];
     return procedure as ProcedureCall;
   };
-  const ingestBody = parseBody(limits.ingestBodyBytes, onIngestTooLarge);
+  const ingestBody = parseBody(limits.ingestBodyBytes, { onTooLarge: onIngestTooLarge, budget: ingestBudget });
   const jsonBody = parseBody(limits.jsonBodyBytes);
 
   async function answer(route: RestRoute, req: Request, res: Response, next: NextFunction) {

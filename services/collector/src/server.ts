@@ -3,8 +3,10 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { defaultRateLimits, type RateLimitConfig } from '@collector/api';
 import { type DatabaseHandle, type EmbeddedPostgres, OutcomeCounter, migrateDatabase, migrateToLatest, openDatabase, startEmbeddedPostgres } from '@collector/db';
+import { IngestBudget } from './admission';
 import { AlertWorker, type AlertOptions } from './alerts/worker';
 import { createApp } from './app';
+import { DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES } from './env';
 import type { Logger } from './logger';
 import { type RetentionJob, type RetentionJobOptions, startRetentionJob } from './retention-job';
 
@@ -20,6 +22,8 @@ export interface StartOptions {
   dataDir?: string | undefined;
   databasePoolSize?: number;
   rateLimits?: Partial<RateLimitConfig>;
+  /** INGEST_MAX_IN_FLIGHT_BYTES: bytes of request bodies (ingestion, tRPC) this process holds at once; default 32 MiB. */
+  ingestMaxInFlightBytes?: number | undefined;
   trustProxy?: string | undefined;
   /** The base of every app's DSN; default http://localhost:<the port bound>. */
   publicUrl?: string | undefined;
@@ -36,6 +40,8 @@ export interface RunningServer {
   database: DatabaseHandle;
   /** The retention job, when one was asked for. */
   retention: RetentionJob | undefined;
+  /** The ingestion routes' budget of bytes in flight. */
+  ingestBudget: IngestBudget;
   /** Stops taking connections, lets in-flight requests finish, then closes the database. */
   stop(): Promise<void>;
 }
@@ -79,8 +85,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     logger,
     options.clock,
   );
+  const ingestBudget = new IngestBudget(options.ingestMaxInFlightBytes ?? DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES, logger);
   const app = createApp({
     database,
+    ingestBudget,
     alerts: alertWorker,
     logger,
     outcomes,
@@ -121,6 +129,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     url,
     database,
     retention,
+    ingestBudget,
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await retention?.stop();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseEnv } from '../src/env';
+import { DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES, parseEnv } from '../src/env';
 
 describe('PUBLIC_URL', () => {
   it('is optional: unset, the server uses http://localhost:<the port bound>', () => {
@@ -14,5 +14,20 @@ describe('PUBLIC_URL', () => {
   it('refuses anything else, naming the variable', () => {
     expect(() => parseEnv({ PUBLIC_URL: 'errors.example.com' })).toThrow(/PUBLIC_URL/);
     expect(() => parseEnv({ PUBLIC_URL: 'ftp://errors.example.com' })).toThrow(/PUBLIC_URL/);
+  });
+});
+
+describe('INGEST_MAX_IN_FLIGHT_BYTES', () => {
+  it('defaults to the documented budget and takes whole bytes from one largest batch (1 MiB) up', () => {
+    expect(parseEnv({}).ingestMaxInFlightBytes).toBe(DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES);
+    expect(parseEnv({ INGEST_MAX_IN_FLIGHT_BYTES: '' }).ingestMaxInFlightBytes).toBe(DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES);
+    expect(parseEnv({ INGEST_MAX_IN_FLIGHT_BYTES: '1048576' }).ingestMaxInFlightBytes).toBe(1024 * 1024);
+    expect(parseEnv({ INGEST_MAX_IN_FLIGHT_BYTES: '268435456' }).ingestMaxInFlightBytes).toBe(256 * 1024 * 1024);
+  });
+
+  it('refuses less than 1 MiB, fractions, units and signs, naming the variable', () => {
+    for (const value of ['1048575', '0', '64MiB', '1e8', '-1', '1048576.5']) {
+      expect(() => parseEnv({ INGEST_MAX_IN_FLIGHT_BYTES: value }), value).toThrow(/INGEST_MAX_IN_FLIGHT_BYTES/);
+    }
   });
 });

@@ -8,7 +8,7 @@ import type { RateLimitConfig } from '@collector/api';
 import { openDatabase, sql } from '@collector/db';
 import { testBackend, testDatabaseUrl } from '@collector/db/testing';
 import { afterAll } from 'vitest';
-import { createLogger } from '../src/logger';
+import { createLogger, type Logger } from '../src/logger';
 import type { AlertOptions } from '../src/alerts/worker';
 import type { RetentionJobOptions } from '../src/retention-job';
 import { type RunningServer, startServer } from '../src/server';
@@ -83,6 +83,10 @@ export interface TestServerOptions {
   retention?: RetentionJobOptions;
   /** Default: the shared test database (TEST_DATABASE_URL), or a fresh one in the embedded test cluster. */
   database?: TestDatabase;
+  /** INGEST_MAX_IN_FLIGHT_BYTES; default the service's. */
+  ingestMaxInFlightBytes?: number;
+  /** Default: a silent one (TEST_LOG_LEVEL to see its lines). */
+  logger?: Logger;
 }
 
 /** A server for this test file, stopped after it (or before, by `stop`). Rate limits are off unless given. */
@@ -96,7 +100,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     clock: options.clock,
     alerts: options.alerts,
     retention: options.retention,
-    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    ingestMaxInFlightBytes: options.ingestMaxInFlightBytes,
+    logger: options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
   });
   let stopped: Promise<void> | undefined;
   const stop = () => {

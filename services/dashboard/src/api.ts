@@ -100,7 +100,8 @@ export function messageOf(error: unknown): string {
       case 'RATE_LIMITED':
         return `Too many attempts. Try again in ${error.retryAfterSeconds ? countOfSeconds(error.retryAfterSeconds) : 'a minute'}.`;
       case 'UNAVAILABLE':
-        return 'The collector cannot reach its database right now. Try again in a moment.';
+        // The database away, or the collector at its limit of request bodies in flight (a flood of ingestion).
+        return 'The collector is busy or cannot reach its database right now. Try again in a moment.';
       case 'NOT_FOUND':
         return 'It does not exist, or it belongs to another account.';
       case 'INTERNAL':

@@ -23,6 +23,8 @@ export interface SentryEnvelope {
   events: SentryEventPayload[];
   /** Items of every other type (transaction, session, attachment, ...): skipped, counted. */
   skippedItems: number;
+  /** Bytes of the body kept (the envelope's header line and its event), what the request holds once it was read. */
+  keptBytes: number;
 }
 
 const NEWLINE = 0x0a;
@@ -94,6 +96,7 @@ export class EnvelopeParser {
   private header: Json | undefined;
   private readonly events: SentryEventPayload[] = [];
   private skippedItems = 0;
+  private keptBytes = 0;
 
   push(chunk: Buffer): void {
     let offset = 0;
@@ -144,7 +147,7 @@ export class EnvelopeParser {
       if (final.keep) this.eventEnded();
       else this.state = { kind: 'item-header' };
     }
-    return { header: this.header ?? {}, events: this.events, skippedItems: this.skippedItems };
+    return { header: this.header ?? {}, events: this.events, skippedItems: this.skippedItems, keptBytes: this.keptBytes };
   }
 
   private buffer(bytes: Buffer, what: string): void {
@@ -172,6 +175,7 @@ export class EnvelopeParser {
     const line = this.takeBuffered();
     if (state.kind === 'envelope-header') {
       this.header = parseObject(line, 'envelope header');
+      this.keptBytes += line.length;
       this.state = { kind: 'item-header' };
       return;
     }
@@ -200,7 +204,9 @@ export class EnvelopeParser {
   }
 
   private eventEnded(): void {
-    const event = parseObject(this.takeBuffered(), 'event', sentryLimits.eventNestingDepth);
+    const payload = this.takeBuffered();
+    this.keptBytes += payload.length;
+    const event = parseObject(payload, 'event', sentryLimits.eventNestingDepth);
     this.events.push({ eventId: eventIdOf(event, this.header), event });
   }
 }
@@ -210,6 +216,18 @@ function eventIdOf(event: Json, header: Json | undefined): string {
   if (typeof header?.event_id === 'string' && header.event_id !== '') return header.event_id;
   return newEventId();
 }
+
+/**
+ * The most of a body each reader holds at once, what admission.ts reserves for a compressed body. An envelope streams
+ * through its parser, which keeps its header, one event and one item's header line at most; the rest of its 20 MiB
+ * decompressed passes by without being kept, so reserving decodedBytes would count twenty times what it costs (and
+ * the default 32 MiB budget would take one compressed envelope, what sentry-python sends by default, at a time).
+ * /store/ keeps the whole event.
+ */
+export const heldBytes = {
+  envelope: sentryLimits.eventBytes + 2 * sentryLimits.headerBytes,
+  store: sentryLimits.eventBytes,
+} as const;
 
 /** Counts bytes through it and fails with 413 past the limit, so nothing past the limit is ever read on. */
 class ByteLimit extends Transform {
@@ -341,6 +359,7 @@ export async function readEnvelope(req: IncomingMessage): Promise<SentryEnvelope
 export async function readStoreBody(req: IncomingMessage): Promise<SentryEnvelope> {
   const chunks: Buffer[] = [];
   await streamBody(req, sentryLimits.eventBytes, (chunk) => chunks.push(chunk));
-  const event = parseObject(Buffer.concat(chunks), 'event', sentryLimits.eventNestingDepth);
-  return { header: {}, events: [{ eventId: eventIdOf(event, undefined), event }], skippedItems: 0 };
+  const body = Buffer.concat(chunks);
+  const event = parseObject(body, 'event', sentryLimits.eventNestingDepth);
+  return { header: {}, events: [{ eventId: eventIdOf(event, undefined), event }], skippedItems: 0, keptBytes: body.length };
 }

@@ -4,8 +4,9 @@ import { appKeyForDsn, type Context, contractError, ingestSentryEvents, toAppErr
 import { parseDsn } from '@collector/domain';
 import cors from 'cors';
 import { type Request, type RequestHandler, Router } from 'express';
+import type { IngestBudget } from '../admission';
 import { sendJson } from '../errors';
-import { readEnvelope, readStoreBody, type SentryEnvelope } from './envelope';
+import { heldBytes, readEnvelope, readStoreBody, type SentryEnvelope } from './envelope';
 
 export const SENTRY_PATHS = ['/api/:projectId/envelope', '/api/:projectId/store'];
 
@@ -36,36 +37,42 @@ const sentryCors = cors({
   maxAge: 86_400,
 });
 
-export function createSentryRoutes(createContext: (opts: { req: Request }) => Context): Router {
+export function createSentryRoutes(createContext: (opts: { req: Request }) => Context, ingestBudget: IngestBudget): Router {
   const router = Router();
   router.use(SENTRY_PATHS, sentryCors);
 
   const handle =
-    (read: (req: Request) => Promise<SentryEnvelope>): RequestHandler =>
+    (read: (req: Request) => Promise<SentryEnvelope>, maxHeldBytes: number): RequestHandler =>
     async (req, res, next) => {
       const ctx = createContext({ req });
       // The app, once its key in the URL or header is known good: a body refused as too large is counted against it.
       let appKey: string | undefined;
       try {
+        // First of all: a refusal costs no look-up and leaves the body unread.
+        if (!ingestBudget.admit(req, res, maxHeldBytes)) throw ingestBudget.refusal;
         const projectId = String(req.params.projectId);
         let publicKey = keyFromRequest(req);
         // A key in the URL or header is checked before the body is read: a wrong one costs nothing more.
         if (publicKey !== undefined) appKey = await appKeyForDsn(ctx, projectId, publicKey);
         const envelope = await read(req);
+        // Read: from here on the request holds what was kept of its body, not the most it might have kept.
+        ingestBudget.settle(res, envelope.keptBytes);
         const dsn = typeof envelope.header.dsn === 'string' ? parseDsn(envelope.header.dsn) : undefined;
         publicKey ??= dsn?.publicKey;
         sendJson(res, 200, await ingestSentryEvents(ctx, { projectId, publicKey, events: envelope.events, skippedItems: envelope.skippedItems }));
       } catch (error) {
         const appError = toAppError(error);
         if (appError.code === 'PAYLOAD_TOO_LARGE' && appKey !== undefined) ctx.outcomes.count(appKey, 'too_large', 1, ctx.clock());
-        // Sentry SDKs read this header, not Retry-After alone: the whole organisation (this app) is to wait.
-        if (appError.code === 'RATE_LIMITED') res.setHeader('X-Sentry-Rate-Limits', `${appError.retryAfterSeconds ?? 1}::organization`);
+        // Sentry SDKs read this header whatever the status (sentry-python reads Retry-After only on a 429), and hold
+        // every send for its seconds: on a 429 (the app's rate limit) and on a 503 (ingestion at its limit of bytes in
+        // flight, the database away).
+        if (appError.retryAfterSeconds !== undefined) res.setHeader('X-Sentry-Rate-Limits', `${appError.retryAfterSeconds}::organization`);
         next(appError);
       }
     };
 
-  router.post('/api/:projectId/envelope', handle(readEnvelope));
-  router.post('/api/:projectId/store', handle(readStoreBody));
+  router.post('/api/:projectId/envelope', handle(readEnvelope, heldBytes.envelope));
+  router.post('/api/:projectId/store', handle(readStoreBody, heldBytes.store));
   router.all(SENTRY_PATHS, (req, res, next) => {
     res.setHeader('Allow', 'POST');
     next(contractError('METHOD_NOT_ALLOWED'));
