@@ -20,30 +20,26 @@ const source = createEventSource({});
 const bodies = Array.from({ length: batchCount }, () => Buffer.from(source.batch('app_cpu')));
 const events = batchCount * source.batchSize;
 
-type Stage = { name: string; run(body: Buffer): void };
-
-// The collector: body-parser's JSON.parse of the body as text, the nesting cut, each event judged, the batch prepared.
-let parsed: { appKey: string; events: unknown[] }[] = [];
-let judged: StoredEvent[][] = [];
-const collectorStages: Stage[] = [
-  { name: 'JSON.parse', run: (body) => void parsed.push(JSON.parse(body.toString('utf8'))) },
-  { name: 'pruneNesting', run: () => void 0 },
-  { name: 'judgeEvent', run: () => void 0 },
-  { name: 'prepareBatch', run: () => void 0 },
-];
-
-function timeCollector(): number[] {
-  const took = [0, 0, 0, 0];
-  parsed = [];
-  judged = [];
+/** Runs `each` over every body; within it, `lap(i)` adds the time since the previous lap to stage i. */
+function time(stageCount: number, each: (body: Buffer, lap: (stage: number) => void) => void): number[] {
+  const took = new Array<number>(stageCount).fill(0);
   let t = process.hrtime.bigint();
-  const lap = (i: number) => {
+  const lap = (stage: number) => {
     const now = process.hrtime.bigint();
-    took[i] = (took[i] ?? 0) + Number(now - t) / 1000;
+    took[stage] = (took[stage] ?? 0) + Number(now - t) / 1000;
     t = now;
   };
   for (const body of bodies) {
     t = process.hrtime.bigint();
+    each(body, lap);
+  }
+  return took;
+}
+
+// The collector: body-parser's JSON.parse of the body as text, the nesting cut, each event judged, the batch prepared.
+const collectorStages = ['JSON.parse', 'pruneNesting', 'judgeEvent', 'prepareBatch'];
+const timeCollector = () =>
+  time(collectorStages.length, (body, lap) => {
     const batch = JSON.parse(body.toString('utf8')) as { appKey: string; events: unknown[] };
     lap(0);
     pruneNesting(batch, limits.nestingDepth + 3);
@@ -57,25 +53,18 @@ function timeCollector(): number[] {
     const prepared = prepareBatch({ appKey: batch.appKey, events: accepted, receivedAt: Date.now() } satisfies Batch);
     if (prepared.rows.length !== accepted.length) throw new Error('prepareBatch lost rows');
     lap(3);
-  }
-  return took;
-}
+  });
 
-function timeBaseline(): number[] {
-  const took = [0, 0];
-  for (const body of bodies) {
-    let t = process.hrtime.bigint();
+// The baseline: its JSON.parse, then its rows (baseline-columns.ts, the code its server runs).
+const baselineStages = ['JSON.parse', 'toRows'];
+const timeBaseline = () =>
+  time(baselineStages.length, (body, lap) => {
     const batch = JSON.parse(body.toString('utf8')) as { appKey: string; events: RawEvent[] };
-    let now = process.hrtime.bigint();
-    took[0] = (took[0] ?? 0) + Number(now - t) / 1000;
-    t = now;
+    lap(0);
     const rows = toRows(batch.events);
     if (rows.length < batch.events.length) throw new Error('toRows lost rows');
-    now = process.hrtime.bigint();
-    took[1] = (took[1] ?? 0) + Number(now - t) / 1000;
-  }
-  return took;
-}
+    lap(1);
+  });
 
 const fmt = (us: number) => (us / events).toFixed(1).padStart(7);
 console.log(`${batchCount} batches of ${source.batchSize} events (~${source.averageEventBytes} B each), ${rounds} rounds; µs per event, best round (GC included)`);
@@ -90,12 +79,11 @@ for (let round = 0; round < rounds; round++) {
 const collector = best(collectorRuns);
 const baseline = best(baselineRuns);
 console.log('collector');
-collectorStages.forEach((stage, i) => console.log(`  ${stage.name.padEnd(14)} ${fmt(collector[i] ?? 0)}`));
+collectorStages.forEach((name, i) => console.log(`  ${name.padEnd(14)} ${fmt(collector[i] ?? 0)}`));
 const collectorTotal = collector.reduce((a, b) => a + b, 0);
 console.log(`  ${'total'.padEnd(14)} ${fmt(collectorTotal)}`);
 console.log('baseline');
-console.log(`  ${'JSON.parse'.padEnd(14)} ${fmt(baseline[0] ?? 0)}`);
-console.log(`  ${'toRows'.padEnd(14)} ${fmt(baseline[1] ?? 0)}`);
+baselineStages.forEach((name, i) => console.log(`  ${name.padEnd(14)} ${fmt(baseline[i] ?? 0)}`));
 const baselineTotal = baseline.reduce((a, b) => a + b, 0);
 console.log(`  ${'total'.padEnd(14)} ${fmt(baselineTotal)}`);
 console.log(`collector/baseline Node work per event: ${(collectorTotal / baselineTotal).toFixed(2)}x`);
