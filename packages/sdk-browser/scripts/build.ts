@@ -5,7 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build, type Metafile } from 'esbuild';
+import { build, type Metafile, stop } from 'esbuild';
 
 export const GLOBAL_NAME = 'Collector';
 /** 10 KB, minified and gzipped, for the IIFE a page downloads. */
@@ -71,6 +71,12 @@ export async function buildSdk(options: { outdir?: string } = {}): Promise<Build
   }
   return { iife, esm };
 }
+
+/**
+ * Stops esbuild's service process (~20 MB RSS), which otherwise lives as long as the process that built: for a
+ * long-running caller (the collector builds the SDK once at start). A later build starts a new one.
+ */
+export const stopBuilder = (): Promise<void> => stop();
 
 export function describeBuild(result: BuildResult): string {
   const line = (file: BuiltFile) => `${path.relative(process.cwd(), file.path).padEnd(40)} ${String(file.bytes).padStart(7)} B minified  ${String(file.gzipBytes).padStart(6)} B gzipped`;

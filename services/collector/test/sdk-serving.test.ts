@@ -1,4 +1,5 @@
 // GET /sdk/collector.min.js: the browser SDK built from the current sources, compressed, cacheable, loadable anywhere.
+import { readdirSync, readFileSync } from 'node:fs';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { startTestServer } from './harness';
@@ -50,6 +51,22 @@ describe('the browser SDK served by the collector', () => {
     expect(again.status).toBe(304);
     expect((await get({}, 'HEAD')).status).toBe(200);
     expect((await fetch(`${url}.map`)).status).toBe(200);
+  });
+
+  it('leaves no esbuild service process behind once built (it would hold ~20 MB for the life of the service)', async () => {
+    expect((await get()).status).toBe(200);
+    const children = readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .flatMap((pid) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+          return parent === process.pid ? [readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ')] : [];
+        } catch {
+          return []; // gone meanwhile
+        }
+      });
+    expect(children.filter((command) => command.includes('esbuild'))).toEqual([]);
   });
 
   it('answers other methods with 405', async () => {
