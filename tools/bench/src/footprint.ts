@@ -38,6 +38,16 @@ interface Memory {
   processes: number;
   rssMiB: number;
   pssMiB: number;
+  /** RSS and PSS per kind of process (node; postgres: its title, e.g. "postgres: checkpointer"), MiB. */
+  byKind: Map<string, { count: number; rssMiB: number; pssMiB: number }>;
+}
+
+/** What a process is: its command for node and the guard, its process title for PostgreSQL's (backends alike). */
+function kindOf(pid: number): string {
+  const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  const first = cmdline[0] ?? '?';
+  if (first.startsWith('postgres:')) return /\b(127\.0\.0\.1|\[local\])/.test(first) ? 'postgres: backend' : first.replace(/\s+$/, '');
+  return first.split('/').pop() ?? first;
 }
 
 /** The pid and every descendant of it (the embedded server is the collector's child, in a session of its own). */
@@ -61,17 +71,23 @@ function memory(rootPid: number): Memory {
   let rss = 0;
   let pss = 0;
   let processes = 0;
+  const byKind: Memory['byKind'] = new Map();
   for (const pid of processTree(rootPid)) {
     try {
       const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-      rss += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
-      pss += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+      const rssKiB = Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+      const pssKiB = Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+      rss += rssKiB;
+      pss += pssKiB;
       processes++;
+      const kind = kindOf(pid);
+      const sum = byKind.get(kind) ?? { count: 0, rssMiB: 0, pssMiB: 0 };
+      byKind.set(kind, { count: sum.count + 1, rssMiB: sum.rssMiB + rssKiB / 1024, pssMiB: sum.pssMiB + pssKiB / 1024 });
     } catch {
       // gone meanwhile
     }
   }
-  return { processes, rssMiB: rss / 1024, pssMiB: pss / 1024 };
+  return { processes, rssMiB: rss / 1024, pssMiB: pss / 1024, byKind };
 }
 
 async function ready(origin: string, child: ChildProcess, output: string[]) {
@@ -168,4 +184,9 @@ for (const row of rows) {
   console.log(
     `${row.backend.padEnd(9)} | ${f(row.startMs)}   | ${String(row.idle.processes).padStart(10)} ${f(row.idle.rssMiB)}   ${f(row.idle.pssMiB)}   | ${f(row.peak.rssMiB)}        ${f(row.peak.pssMiB)}    | ${f(row.eventsPerSecond)}   | ${f(row.p99)} | ${String(row.non2xx).padStart(7)} | ${(row.busyShare * 100).toFixed(0)}%`,
   );
+}
+console.log('\nat the peak RSS sample, by process (RSS / PSS MiB):');
+for (const row of rows) {
+  const kinds = [...row.peak.byKind].sort((a, b) => b[1].rssMiB - a[1].rssMiB);
+  console.log(`${row.backend.padEnd(9)} ${kinds.map(([kind, m]) => `${kind}${m.count > 1 ? ` x${m.count}` : ''} ${m.rssMiB.toFixed(0)}/${m.pssMiB.toFixed(0)}`).join(', ')}`);
 }
