@@ -157,7 +157,14 @@ function openPostgres(options: OpenDatabaseOptions & { url: string }): DatabaseH
     query_timeout: timeouts.pingMs,
     keepAlive: true,
   });
-  const report = (error: Error) => options.onConnectionError?.(error);
+  // Once closing, a lost connection is expected (the embedded server stops right after, while pg still ends its idle
+  // clients): not reported. pg-pool hangs the whole client on the error; a log line needs none of it.
+  let closing = false;
+  const report = (error: Error & { client?: unknown }) => {
+    if (closing) return;
+    delete error.client;
+    options.onConnectionError?.(error);
+  };
   for (const each of [pool, probe]) {
     each.on('error', report);
     // A client checked out for a query emits 'error' itself when its connection drops; unheard, that ends the process.
@@ -178,6 +185,7 @@ function openPostgres(options: OpenDatabaseOptions & { url: string }): DatabaseH
       }
     },
     close: async () => {
+      closing = true;
       await Promise.all([db.destroy(), probe.end()]);
     },
   };
