@@ -55,11 +55,17 @@ export class EventWriter {
     while (this.inFlight < this.concurrency && this.queue.length > 0) {
       const group: Pending[] = [];
       let events = 0;
+      // A group holds each (app, eventId) once, so it is one statement (storePreparedBatches would split it, and a
+      // retry of the whole after the first part committed would tell that part's events duplicates).
+      const keys = new Set<string>();
       while (this.queue.length > 0) {
-        const next = this.queue[0] as Pending;
-        if (group.length > 0 && events + next.batch.eventIds.length > this.maxEventsPerWrite) break;
+        const { batch } = this.queue[0] as Pending;
+        if (group.length > 0 && events + batch.eventIds.length > this.maxEventsPerWrite) break;
+        const batchKeys = batch.eventIds.map((eventId) => `${batch.appKey}\u0000${eventId}`);
+        if (group.length > 0 && batchKeys.some((key) => keys.has(key))) break;
+        for (const key of batchKeys) keys.add(key);
         group.push(this.queue.shift() as Pending);
-        events += next.batch.eventIds.length;
+        events += batch.eventIds.length;
       }
       this.inFlight += 1;
       void this.flush(group).finally(() => {

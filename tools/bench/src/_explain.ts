@@ -20,7 +20,7 @@ const group = (n: number) => {
     const events = body.events.map((e: unknown) => judgeEvent(e, { appKey: 'app_x', receivedAt: Date.now() })).filter((v: any) => v.ok).map((v: any) => v.event);
     return prepareBatch({ appKey: 'app_x', events, receivedAt: Date.now() });
   });
-  const rows = batches.flatMap((b) => b.rows);
+  const rows = batches.map((b) => b.rowsJson.slice(1, -1));
   const keepFrom = Math.floor((Date.now() - limits.maxEventAgeMs) / HOUR) - 48;
   return storeStatement(`[${rows.join(',')}]`, JSON.stringify(receivedRows(batches)), keepFrom).compile(h.db);
 };

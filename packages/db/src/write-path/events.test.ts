@@ -59,8 +59,8 @@ describe('write path: events', () => {
 
   it('runs alone: its parts store the events and say which were new, touching no counter', async () => {
     const appKey = await newApp();
-    const { rows } = prepareBatch(batch(appKey, [errorEvent(appKey, 'evt_x'), errorEvent(appKey, 'evt_y')]));
-    const run = () => withParts<{ event_id: string }>(eventParts(`[${rows.join(',')}]`), sql`select event_id from new_events order by event_id`).execute(db);
+    const { rowsJson } = prepareBatch(batch(appKey, [errorEvent(appKey, 'evt_x'), errorEvent(appKey, 'evt_y')]));
+    const run = () => withParts<{ event_id: string }>(eventParts(rowsJson), sql`select event_id from new_events order by event_id`).execute(db);
     expect((await run()).rows.map((row) => row.event_id)).toEqual(['evt_x', 'evt_y']);
     expect((await run()).rows).toEqual([]);
     expect(await db.selectFrom('issues').select('fingerprint').where('app_key', '=', appKey).execute()).toEqual([]);

@@ -21,7 +21,7 @@ export function receivedRows(batches: readonly PreparedBatch[]): ReceivedRow[] {
     const hourStart = Math.floor(batch.receivedAt / HOUR) * HOUR;
     const key = `${batch.appKey}\u0000${hourStart}`;
     const row = rows.get(key) ?? { app_key: batch.appKey, hour_start: hourStart, events: 0 };
-    row.events += batch.eventIds.length;
+    row.events += batch.sent;
     rows.set(key, row);
   }
   return [...rows.values()];
