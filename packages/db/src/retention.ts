@@ -165,8 +165,9 @@ async function createPartitions(db: Kysely<Database>, fromDay: number, toDay: nu
       await db.transaction().execute(async (tx) => {
         await sql`set local lock_timeout = ${sql.lit(LOCK_TIMEOUT)}`.execute(tx);
         // Created standalone and attached: CREATE TABLE ... PARTITION OF would lock events against inserts meanwhile.
+        // The payload's compression (lz4 where the server has it, migration 0015) comes with LIKE.
         // Events of that day already in the default partition move with it (ATTACH refuses to leave them behind).
-        await sql`create table ${sql.id(name)} (like events including defaults including constraints)`.execute(tx);
+        await sql`create table ${sql.id(name)} (like events including defaults including constraints including compression)`.execute(tx);
         await sql`
           with moved as (delete from events_default where timestamp >= ${day * DAY} and timestamp < ${(day + 1) * DAY} returning *)
           insert into ${sql.id(name)} select * from moved`.execute(tx);
