@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { RateLimitConfig } from '@collector/api';
 import { openDatabase, sql } from '@collector/db';
 import { testBackend, testDatabaseUrl } from '@collector/db/testing';
-import { afterAll } from 'vitest';
+import { afterAll, onTestFinished } from 'vitest';
 import { createLogger, type Logger } from '../src/logger';
 import type { AlertOptions } from '../src/alerts/worker';
 import type { RetentionJobOptions } from '../src/retention-job';
@@ -47,6 +47,19 @@ export interface TestDatabase {
 }
 
 /**
+ * Runs `cleanup` when the test that called it ends, or after the file when called outside a test: vitest ignores an
+ * afterAll registered inside a test (the retention tests' databases were left on the server that way). Cleanups of one
+ * test run in reverse order, so a server started after its database stops before the database is dropped.
+ */
+function afterTestOrFile(cleanup: () => Promise<void>): void {
+  try {
+    onTestFinished(cleanup);
+  } catch {
+    afterAll(cleanup);
+  }
+}
+
+/**
  * A database of this test file's own, that outlives a server (to restart one on it): a new PostgreSQL database beside
  * TEST_DATABASE_URL's, or a temporary folder for the embedded one. Needed by anything that changes the whole database,
  * such as a retention run, which would delete other test files' events in the shared one.
@@ -63,14 +76,15 @@ export async function freshDatabase(): Promise<TestDatabase> {
   } finally {
     await admin.close();
   }
-  afterAll(async () => {
+  const drop = async () => {
     const cleanup = await openDatabase({ url: shared, maxConnections: 1 });
     try {
       await sql`drop database if exists ${sql.id(name)} with (force)`.execute(cleanup.db);
     } finally {
       await cleanup.close();
     }
-  });
+  };
+  afterTestOrFile(drop);
   url.pathname = `/${name}`;
   return { url: url.href };
 }
@@ -108,7 +122,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     stopped ??= server.stop();
     return stopped;
   };
-  afterAll(stop);
+  afterTestOrFile(stop);
   const call = async (method: string, path: string, callOptions: CallOptions = {}): Promise<Reply> => {
     const headers: Record<string, string> = { ...callOptions.headers };
     if (callOptions.token) headers.authorization = `Bearer ${callOptions.token}`;
