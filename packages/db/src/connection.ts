@@ -128,6 +128,15 @@ function discardingBrokenClients(pool: pg.Pool): PostgresPool {
   };
 }
 
+/** `close` runs once: a second call (a test that closed the handle, then its server's stop) waits for the first. */
+function once(close: () => Promise<void>): () => Promise<void> {
+  let closed: Promise<void> | undefined;
+  return () => {
+    closed ??= close();
+    return closed;
+  };
+}
+
 function openPostgres(options: OpenDatabaseOptions & { url: string }): DatabaseHandle {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const types = {
@@ -184,10 +193,10 @@ function openPostgres(options: OpenDatabaseOptions & { url: string }): DatabaseH
         throw error;
       }
     },
-    close: async () => {
+    close: once(async () => {
       closing = true;
       await Promise.all([db.destroy(), probe.end()]);
-    },
+    }),
   };
 }
 
@@ -202,7 +211,7 @@ async function openPglite(options: OpenDatabaseOptions): Promise<DatabaseHandle>
     ping: async () => {
       await sql`select 1`.execute(db);
     },
-    close: () => db.destroy(),
+    close: once(() => db.destroy()),
   };
 }
 

@@ -61,22 +61,33 @@ async function bundle(format: 'iife' | 'esm', outfile: string): Promise<BuiltFil
   return { path: outfile, bytes: code.byteLength, gzipBytes: gzipSync(code, { level: 9 }).byteLength };
 }
 
+/** Builds of this process in flight: esbuild's one service process serves them all. */
+let building = 0;
+
 /** Builds both files into `outdir` (default packages/sdk-browser/dist) and checks the IIFE against the budget. */
 export async function buildSdk(options: { outdir?: string } = {}): Promise<BuildResult> {
-  const outdir = options.outdir ?? defaultOutdir;
-  await mkdir(outdir, { recursive: true });
-  const [iife, esm] = await Promise.all([bundle('iife', path.join(outdir, IIFE_FILE)), bundle('esm', path.join(outdir, ESM_FILE))]);
-  if (iife.gzipBytes > SIZE_BUDGET_GZIP_BYTES) {
-    throw new Error(`${IIFE_FILE} is ${iife.gzipBytes} B gzipped, over the budget of ${SIZE_BUDGET_GZIP_BYTES} B`);
+  building += 1;
+  try {
+    const outdir = options.outdir ?? defaultOutdir;
+    await mkdir(outdir, { recursive: true });
+    const [iife, esm] = await Promise.all([bundle('iife', path.join(outdir, IIFE_FILE)), bundle('esm', path.join(outdir, ESM_FILE))]);
+    if (iife.gzipBytes > SIZE_BUDGET_GZIP_BYTES) {
+      throw new Error(`${IIFE_FILE} is ${iife.gzipBytes} B gzipped, over the budget of ${SIZE_BUDGET_GZIP_BYTES} B`);
+    }
+    return { iife, esm };
+  } finally {
+    building -= 1;
   }
-  return { iife, esm };
 }
 
 /**
  * Stops esbuild's service process (~20 MB RSS), which otherwise lives as long as the process that built: for a
- * long-running caller (the collector builds the SDK once at start). A later build starts a new one.
+ * long-running caller (the collector builds the SDK once at start). Not while another build of this process runs (it
+ * would never finish); a later build starts a new one.
  */
-export const stopBuilder = (): Promise<void> => stop();
+export async function stopBuilder(): Promise<void> {
+  if (building === 0) await stop();
+}
 
 export function describeBuild(result: BuildResult): string {
   const line = (file: BuiltFile) => `${path.relative(process.cwd(), file.path).padEnd(40)} ${String(file.bytes).padStart(7)} B minified  ${String(file.gzipBytes).padStart(6)} B gzipped`;
