@@ -141,6 +141,8 @@ async function newestIssueEvents<Row extends object>(
   columns: RawBuilder<unknown>,
   limit: number,
   after: EventCursor | undefined,
+  /** Joined to each event row, e.g. a lateral function over its payload that `columns` read. */
+  join: RawBuilder<unknown> = sql``,
 ): Promise<Row[]> {
   const rows: Row[] = [];
   const pastCursor = after ? sql`and (timestamp, event_id) < (${after.timestamp}::int8, ${after.eventId})` : sql``;
@@ -151,7 +153,7 @@ async function newestIssueEvents<Row extends object>(
     const last = lower <= issue.firstSeenAt;
     const below = upper === undefined ? sql`` : sql`and timestamp < ${upper}::int8`;
     const { rows: page } = await sql<Row>`
-      select ${columns} from events
+      select ${columns} from events ${join}
       where app_key = ${issue.appKey} and fingerprint = ${issue.fingerprint} and timestamp >= ${last ? issue.firstSeenAt : lower}::int8 ${below} ${pastCursor}
       order by timestamp desc, event_id desc limit ${limit - rows.length}`.execute(db);
     rows.push(...page);
@@ -192,12 +194,15 @@ export async function issueEventContexts(
   issue: IssueEventsKey,
 ): Promise<Array<{ release: string | null; environment: string | null; userAgent: string | null; events: number }>> {
   type Context = { release: string | null; environment: string | null; userAgent: string | null };
+  // The three fields in one jsonb_to_record call: each ->> would decompress the payload again (pglz: 12 to 19 ms for
+  // 1,000 payloads with three, 7 to 12 with one; lz4: 4.4 to 4.7 and 3.9 to 4.2).
   const rows = await newestIssueEvents<Context>(
     db,
     issue,
-    sql`payload->>'release' as release, payload->>'environment' as environment, payload->>'userAgent' as "userAgent"`,
+    sql`c.release, c.environment, c."userAgent"`,
     issueBreakdownEvents,
     undefined,
+    sql`cross join lateral jsonb_to_record(payload) as c(release text, environment text, "userAgent" text)`,
   );
   const counts = new Map<string, Context & { events: number }>();
   for (const row of rows) {
