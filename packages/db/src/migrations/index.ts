@@ -15,6 +15,7 @@ import * as alerts from './2026_11_23_0012_alerts';
 import * as rateLeases from './2026_11_23_0013_rate_leases';
 import * as deletedEventMinutes from './2026_11_23_0014_deleted_event_minutes';
 import * as payloadLz4 from './2026_11_23_0015_payload_lz4';
+import * as issuesHotUpdates from './2026_11_23_0016_issues_hot_updates';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_21_0001_initial': initial,
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0013_rate_leases': rateLeases,
   '2026_11_23_0014_deleted_event_minutes': deletedEventMinutes,
   '2026_11_23_0015_payload_lz4': payloadLz4,
+  '2026_11_23_0016_issues_hot_updates': issuesHotUpdates,
 };
