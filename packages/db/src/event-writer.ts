@@ -60,12 +60,11 @@ export class EventWriter {
       const keys = new Set<string>();
       while (this.queue.length > 0) {
         const { batch } = this.queue[0] as Pending;
-        if (group.length > 0 && events + batch.eventIds.length > this.maxEventsPerWrite) break;
-        const batchKeys = batch.eventIds.map((eventId) => `${batch.appKey}\u0000${eventId}`);
-        if (group.length > 0 && batchKeys.some((key) => keys.has(key))) break;
-        for (const key of batchKeys) keys.add(key);
+        if (group.length > 0 && events + batch.keys.length > this.maxEventsPerWrite) break;
+        if (group.length > 0 && batch.keys.some((key) => keys.has(key))) break;
+        for (const key of batch.keys) keys.add(key);
         group.push(this.queue.shift() as Pending);
-        events += batch.eventIds.length;
+        events += batch.keys.length;
       }
       this.inFlight += 1;
       void this.flush(group).finally(() => {

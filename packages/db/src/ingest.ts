@@ -44,14 +44,17 @@ export interface PreparedBatch {
   receivedAt: number;
   /** Events the batch sent, every copy of a repeated eventId counted. */
   sent: number;
-  /** Its distinct eventIds, first copies in order: the rows of `rowsJson`. */
-  eventIds: readonly string[];
+  /** Its distinct events' keys (`eventKey`), first copies in order: the rows of `rowsJson`. */
+  keys: readonly string[];
   /** The statement's input rows of those events, a JSON array. */
   rowsJson: string;
 }
 
+/** An event's key among the batches of a group and in the statement's answer: its app and its eventId. */
+const eventKey = (appKey: string, eventId: string): string => `${appKey}\u0000${eventId}`;
+
 export function prepareBatch(batch: Batch): PreparedBatch {
-  const eventIds: string[] = [];
+  const keys: string[] = [];
   const rows: EventRow[] = [];
   const seen = new Set<string>();
   for (const event of batch.events) {
@@ -59,10 +62,10 @@ export function prepareBatch(batch: Batch): PreparedBatch {
     // tell it across statements (one statement's input must hold each id once).
     if (seen.has(event.eventId)) continue;
     seen.add(event.eventId);
-    eventIds.push(event.eventId);
+    keys.push(eventKey(batch.appKey, event.eventId));
     rows.push(eventRow(batch.appKey, event, batch.receivedAt));
   }
-  return { appKey: batch.appKey, receivedAt: batch.receivedAt, sent: batch.events.length, eventIds, rowsJson: JSON.stringify(rows) };
+  return { appKey: batch.appKey, receivedAt: batch.receivedAt, sent: batch.events.length, keys, rowsJson: JSON.stringify(rows) };
 }
 
 /**
@@ -79,12 +82,12 @@ export async function storePreparedBatches(db: Kysely<Database>, batches: readon
     const now: typeof rest = [];
     const later: typeof rest = [];
     for (const entry of rest) {
-      const { appKey, eventIds } = entry.batch;
-      if (now.length > 0 && eventIds.some((eventId) => owner.has(`${appKey}\u0000${eventId}`))) {
+      const { keys } = entry.batch;
+      if (now.length > 0 && keys.some((key) => owner.has(key))) {
         later.push(entry);
         continue;
       }
-      for (const eventId of eventIds) owner.set(`${appKey}\u0000${eventId}`, now.length);
+      for (const key of keys) owner.set(key, now.length);
       now.push(entry);
     }
     const stored = await storeDistinct(
@@ -119,7 +122,7 @@ async function storeDistinct(db: Kysely<Database>, batches: readonly PreparedBat
         changes.push(row);
         continue;
       }
-      const index = owner.get(`${row.app_key}\u0000${row.event_id}`);
+      const index = owner.get(eventKey(row.app_key, row.event_id));
       if (index === undefined) continue;
       stored[index] = (stored[index] ?? 0) + 1;
       const issueKey = `${row.app_key}\u0000${row.fingerprint}`;

@@ -216,7 +216,8 @@ async function dropPartitionsBefore(db: Kysely<Database>, cutoff: number, pace: 
  * Counts a partition's events into deleted_event_minutes, per app through its (app_key, timestamp) index (index-only: the
  * index carries the type), in ranges of `chunk` rows like the deletes, so no statement comes near the statement timeout
  * however large the day or busy the server (with ranges of 20 x `chunk` rows, a run dropping a million events under
- * full ingestion load failed and was left to the next hour; a statement past the timeout is the likely cause). A range ends at a timestamp and takes every row of its ties.
+ * full ingestion load failed and was left to the next hour; a statement past the timeout is the likely cause). A range
+ * ends at a timestamp and takes every row of its ties.
  */
 async function countPartition(db: Kysely<Database>, name: string, { chunk, signal }: Pace): Promise<number> {
   const table = sql.id(name);

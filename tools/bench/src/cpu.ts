@@ -51,7 +51,7 @@ const timeCollector = () =>
     }
     lap(2);
     const prepared = prepareBatch({ appKey: batch.appKey, events: accepted, receivedAt: Date.now() } satisfies Batch);
-    if (prepared.eventIds.length !== accepted.length) throw new Error('prepareBatch lost rows');
+    if (prepared.keys.length !== accepted.length) throw new Error('prepareBatch lost rows');
     lap(3);
   });
 
