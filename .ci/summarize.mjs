@@ -10,7 +10,9 @@ for (const file of process.argv.slice(2)) {
     passed += report.numPassedTests;
     failed += report.numFailedTests;
     // Suites that failed to load report no tests; count each so they cannot pass silently.
-    failed += report.testResults.filter((suite) => suite.status === 'failed' && suite.assertionResults.length === 0).length;
+    failed += report.testResults.filter(
+      (suite) => suite.status === 'failed' && suite.assertionResults.length === 0,
+    ).length;
   } catch {
     console.error(`no test report at ${file}`);
     failed += 1;

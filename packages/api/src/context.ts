@@ -56,7 +56,11 @@ export function createContextInner(inner: ContextInner): ContextInner {
 
 /** For Express (`req.ip` honours the trust-proxy setting) and plain node:http alike. */
 export function createContextFactory(deps: ContextDeps) {
-  return ({ req }: { req: IncomingMessage & { ip?: string | undefined; requestId?: string | undefined } }): ContextInner =>
+  return ({
+    req,
+  }: {
+    req: IncomingMessage & { ip?: string | undefined; requestId?: string | undefined };
+  }): ContextInner =>
     createContextInner({
       ...deps,
       authorization: req.headers.authorization,

@@ -1,6 +1,6 @@
 // The one error map: contract code -> tRPC code and HTTP status, and the translation of anything thrown into an AppError.
 import { classifyDatabaseError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '@collector/db';
-import { AppError, type ErrorCode, detailsOf, summarize, validationError } from '@collector/domain';
+import { AppError, detailsOf, type ErrorCode, summarize, validationError } from '@collector/domain';
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { z } from 'zod';
@@ -8,31 +8,89 @@ import { z } from 'zod';
 // One row per contract code: its tRPC code and HTTP status, when it happens (for the OpenAPI document), and its one
 // message. What varies between two errors of a code goes into `details`; VALIDATION_FAILED alone summarises its
 // details in the message, the way the contract's example reads.
-export const errorStatus: Record<ErrorCode, { status: number; trpc: TRPC_ERROR_CODE_KEY; when: string; message: string }> = {
-  INVALID_JSON: { status: 400, trpc: 'PARSE_ERROR', when: 'the body is not parseable JSON', message: 'the body is not valid JSON' },
-  VALIDATION_FAILED: { status: 400, trpc: 'BAD_REQUEST', when: 'body, query or path does not match the schema', message: 'the input does not match the schema' },
+export const errorStatus: Record<
+  ErrorCode,
+  { status: number; trpc: TRPC_ERROR_CODE_KEY; when: string; message: string }
+> = {
+  INVALID_JSON: {
+    status: 400,
+    trpc: 'PARSE_ERROR',
+    when: 'the body is not parseable JSON',
+    message: 'the body is not valid JSON',
+  },
+  VALIDATION_FAILED: {
+    status: 400,
+    trpc: 'BAD_REQUEST',
+    when: 'body, query or path does not match the schema',
+    message: 'the input does not match the schema',
+  },
   UNAUTHENTICATED: {
     status: 401,
     trpc: 'UNAUTHORIZED',
     when: 'missing, malformed, unknown, expired or logged-out token',
     message: 'sign in: send Authorization: Bearer <token> with a token that is not expired or logged out',
   },
-  INVALID_CREDENTIALS: { status: 401, trpc: 'UNAUTHORIZED', when: 'unknown e-mail or wrong password', message: 'wrong e-mail or password' },
-  UNKNOWN_APP_KEY: { status: 403, trpc: 'FORBIDDEN', when: 'no app has this appKey', message: 'no app has this appKey' },
-  NOT_FOUND: { status: 404, trpc: 'NOT_FOUND', when: 'unknown route, or an app or issue that is not the caller’s', message: 'no such route, app or issue' },
-  METHOD_NOT_ALLOWED: { status: 405, trpc: 'METHOD_NOT_SUPPORTED', when: 'known path, wrong method', message: 'this method is not allowed here; the Allow header lists those that are' },
-  EMAIL_TAKEN: { status: 409, trpc: 'CONFLICT', when: 'the e-mail is already registered', message: 'an account with this e-mail exists' },
-  PAYLOAD_TOO_LARGE: { status: 413, trpc: 'PAYLOAD_TOO_LARGE', when: 'body over the limit, before or after decompression', message: 'the body is over the limit' },
+  INVALID_CREDENTIALS: {
+    status: 401,
+    trpc: 'UNAUTHORIZED',
+    when: 'unknown e-mail or wrong password',
+    message: 'wrong e-mail or password',
+  },
+  UNKNOWN_APP_KEY: {
+    status: 403,
+    trpc: 'FORBIDDEN',
+    when: 'no app has this appKey',
+    message: 'no app has this appKey',
+  },
+  NOT_FOUND: {
+    status: 404,
+    trpc: 'NOT_FOUND',
+    when: 'unknown route, or an app or issue that is not the caller’s',
+    message: 'no such route, app or issue',
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    trpc: 'METHOD_NOT_SUPPORTED',
+    when: 'known path, wrong method',
+    message: 'this method is not allowed here; the Allow header lists those that are',
+  },
+  EMAIL_TAKEN: {
+    status: 409,
+    trpc: 'CONFLICT',
+    when: 'the e-mail is already registered',
+    message: 'an account with this e-mail exists',
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    trpc: 'PAYLOAD_TOO_LARGE',
+    when: 'body over the limit, before or after decompression',
+    message: 'the body is over the limit',
+  },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     trpc: 'UNSUPPORTED_MEDIA_TYPE',
     when: 'content type or encoding not taken here',
     message: 'this content type, charset or encoding is not taken here',
   },
-  RATE_LIMITED: { status: 429, trpc: 'TOO_MANY_REQUESTS', when: 'a rate limit was hit (see Retry-After)', message: 'too many requests: retry after the seconds in Retry-After' },
-  INTERNAL: { status: 500, trpc: 'INTERNAL_SERVER_ERROR', when: 'a bug; the message says nothing more', message: 'internal error' },
+  RATE_LIMITED: {
+    status: 429,
+    trpc: 'TOO_MANY_REQUESTS',
+    when: 'a rate limit was hit (see Retry-After)',
+    message: 'too many requests: retry after the seconds in Retry-After',
+  },
+  INTERNAL: {
+    status: 500,
+    trpc: 'INTERNAL_SERVER_ERROR',
+    when: 'a bug; the message says nothing more',
+    message: 'internal error',
+  },
   // Not only the database: ingestion at its limit of bytes in flight answers it too (services/collector/src/admission.ts).
-  UNAVAILABLE: { status: 503, trpc: 'SERVICE_UNAVAILABLE', when: 'the database cannot be reached (see Retry-After)', message: 'the service is unavailable for now: retry after the seconds in Retry-After' },
+  UNAVAILABLE: {
+    status: 503,
+    trpc: 'SERVICE_UNAVAILABLE',
+    when: 'the database cannot be reached (see Retry-After)',
+    message: 'the service is unavailable for now: retry after the seconds in Retry-After',
+  },
 };
 
 type ErrorOptions = NonNullable<ConstructorParameters<typeof AppError>[2]>;
@@ -79,7 +137,9 @@ export function toAppError(error: unknown): AppError {
   switch (classifyDatabaseError(error)) {
     case 'input':
       // Whichever field slipped past validation (NUL, invalid Unicode escapes): the input's fault, not a 500.
-      return contractError('VALIDATION_FAILED', { details: [{ path: '', message: 'a value cannot be stored (NUL, invalid Unicode or out of range)' }] });
+      return contractError('VALIDATION_FAILED', {
+        details: [{ path: '', message: 'a value cannot be stored (NUL, invalid Unicode or out of range)' }],
+      });
     case 'unavailable':
       return contractError('UNAVAILABLE', { retryAfterSeconds: RETRY_AFTER_UNAVAILABLE_SECONDS, cause: error });
     default:

@@ -24,7 +24,10 @@ export interface IngestionResult {
  * Judges each event on its own and stores the accepted ones, committed before this resolves. Throws (as the contract's
  * errors) when the whole request fails: an unknown app (403), the app's rate limit (429), the database (503).
  */
-export async function ingestEvents(ctx: IngestionContext, input: { appKey: string; events: readonly unknown[]; receivedAt?: number }): Promise<IngestionResult> {
+export async function ingestEvents(
+  ctx: IngestionContext,
+  input: { appKey: string; events: readonly unknown[]; receivedAt?: number },
+): Promise<IngestionResult> {
   const receivedAt = input.receivedAt ?? ctx.clock();
   if (!(await ctx.knownApps.exists(input.appKey))) fail('UNKNOWN_APP_KEY');
   try {
@@ -40,7 +43,13 @@ export async function ingestEvents(ctx: IngestionContext, input: { appKey: strin
   for (const [index, raw] of input.events.entries()) {
     const verdict = judgeEvent(raw, { appKey: input.appKey, receivedAt });
     if (verdict.ok) accepted.push(verdict.event);
-    else rejected.push({ index, ...(verdict.eventId ? { eventId: verdict.eventId } : {}), code: 'VALIDATION_FAILED', message: verdict.message });
+    else
+      rejected.push({
+        index,
+        ...(verdict.eventId ? { eventId: verdict.eventId } : {}),
+        code: 'VALIDATION_FAILED',
+        message: verdict.message,
+      });
   }
 
   ctx.outcomes.count(input.appKey, 'invalid', rejected.length, receivedAt);

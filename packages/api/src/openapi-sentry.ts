@@ -4,7 +4,15 @@ import { type ErrorCode, publicKeyPattern, sentryLimits } from '@collector/domai
 
 type ErrorResponses = (codes: ErrorCode[], options?: { ingestion?: boolean }) => Record<string, unknown>;
 
-const SENTRY_ERRORS: ErrorCode[] = ['INVALID_JSON', 'VALIDATION_FAILED', 'UNKNOWN_APP_KEY', 'METHOD_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED'];
+const SENTRY_ERRORS: ErrorCode[] = [
+  'INVALID_JSON',
+  'VALIDATION_FAILED',
+  'UNKNOWN_APP_KEY',
+  'METHOD_NOT_ALLOWED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMITED',
+];
 
 const projectId = {
   name: 'projectId',
@@ -35,12 +43,19 @@ const contentEncoding = {
 };
 
 const answer = {
-  description: 'Stored (committed), or stored before under the same event_id: the event id. `{}` when the envelope held no event.',
+  description:
+    'Stored (committed), or stored before under the same event_id: the event id. `{}` when the envelope held no event.',
   content: {
     'application/json': {
       schema: {
         type: 'object',
-        properties: { id: { type: 'string', maxLength: 64, description: "The Sentry event_id (the collector's eventId is evt_<id>)" } },
+        properties: {
+          id: {
+            type: 'string',
+            maxLength: 64,
+            description: "The Sentry event_id (the collector's eventId is evt_<id>)",
+          },
+        },
         additionalProperties: false,
       },
     },
@@ -48,28 +63,42 @@ const answer = {
 };
 
 function sentryOperation(errorResponses: ErrorResponses, kind: 'envelope' | 'store') {
-  const responses = errorResponses(SENTRY_ERRORS, { ingestion: true }) as Record<string, { headers?: Record<string, unknown> }>;
+  const responses = errorResponses(SENTRY_ERRORS, { ingestion: true }) as Record<
+    string,
+    { headers?: Record<string, unknown> }
+  >;
   // Every answer with Retry-After carries it (services/collector/src/sentry/routes.ts).
   for (const status of ['429', '503']) {
     const response = responses[status];
     if (!response) continue;
     response.headers = {
       ...response.headers,
-      'X-Sentry-Rate-Limits': { description: '`<seconds>::organization`: what Sentry SDKs read to hold their sends', schema: { type: 'string', maxLength: 64 } },
+      'X-Sentry-Rate-Limits': {
+        description: '`<seconds>::organization`: what Sentry SDKs read to hold their sends',
+        schema: { type: 'string', maxLength: 64 },
+      },
     };
   }
   const body =
     kind === 'envelope'
-      ? { type: 'string', maxLength: sentryLimits.decodedBytes, description: 'A Sentry envelope: a header line, then items (header line, payload by `length` or up to the next newline)' }
+      ? {
+          type: 'string',
+          maxLength: sentryLimits.decodedBytes,
+          description:
+            'A Sentry envelope: a header line, then items (header line, payload by `length` or up to the next newline)',
+        }
       : { type: 'object', description: 'One Sentry event as JSON', additionalProperties: true };
-  const mediaTypes = kind === 'envelope' ? ['application/x-sentry-envelope', 'text/plain', 'application/octet-stream'] : ['application/json', 'text/plain', 'application/octet-stream'];
+  const mediaTypes =
+    kind === 'envelope'
+      ? ['application/x-sentry-envelope', 'text/plain', 'application/octet-stream']
+      : ['application/json', 'text/plain', 'application/octet-stream'];
   return {
     post: {
       operationId: kind === 'envelope' ? 'sentry-envelope' : 'sentry-store',
       summary: kind === 'envelope' ? 'Ingest a Sentry envelope' : 'Ingest a Sentry event (older SDKs)',
       description:
         (kind === 'envelope'
-          ? 'What Sentry SDKs send, unmodified, to the app\'s DSN. Event items are stored; every other item type is skipped. At most one event per envelope. '
+          ? "What Sentry SDKs send, unmodified, to the app's DSN. Event items are stored; every other item type is skipped. At most one event per envelope. "
           : 'One JSON event, as older Sentry SDKs (python sentry-sdk 1.x) send it. ') +
         `The path is served with and without the trailing slash (SDKs send it with one); any content type is taken. Limits: ${sentryLimits.wireBytes} bytes on the wire, ` +
         `${kind === 'envelope' ? sentryLimits.decodedBytes : sentryLimits.eventBytes} decompressed (checked while decompressing), ${sentryLimits.eventBytes} per event. ` +
@@ -93,11 +122,15 @@ export function pathsServedOutsideTheRouter(errorResponses: ErrorResponses): Rec
       get: {
         operationId: 'browser-sdk',
         summary: 'The browser SDK for a <script> tag',
-        description: 'Built from the current sources at start; brotli or gzip as Accept-Encoding allows; ETag and Cache-Control: public, max-age=3600; loadable from any origin.',
+        description:
+          'Built from the current sources at start; brotli or gzip as Accept-Encoding allows; ETag and Cache-Control: public, max-age=3600; loadable from any origin.',
         tags: ['sdk'],
         security: [],
         responses: {
-          '200': { description: 'The script (global `Collector`)', content: { 'text/javascript': { schema: { type: 'string', maxLength: 1_000_000 } } } },
+          '200': {
+            description: 'The script (global `Collector`)',
+            content: { 'text/javascript': { schema: { type: 'string', maxLength: 1_000_000 } } },
+          },
           '304': { description: 'Not modified (If-None-Match matched the ETag)' },
           ...errorResponses(['NOT_FOUND']),
         },

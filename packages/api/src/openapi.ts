@@ -20,7 +20,8 @@ const PUBLIC: { security: [] } = { security: [] };
 const EVERY_ROUTE: ErrorCode[] = ['INTERNAL', 'UNAVAILABLE'];
 
 /** What a 503 also means on the ingestion endpoints: they refuse a request when the process holds its limit of bodies. */
-const INGESTION_UNAVAILABLE = 'the database cannot be reached, or ingestion holds its limit of bytes in flight (INGEST_MAX_IN_FLIGHT_BYTES); see Retry-After';
+const INGESTION_UNAVAILABLE =
+  'the database cannot be reached, or ingestion holds its limit of bytes in flight (INGEST_MAX_IN_FLIGHT_BYTES); see Retry-After';
 
 /** The error responses of an operation; `ingestion` for the endpoints that take events (their 503 has two causes). */
 function errorResponses(codes: ErrorCode[], { ingestion = false } = {}): Record<string, unknown> {
@@ -34,11 +35,27 @@ function errorResponses(codes: ErrorCode[], { ingestion = false } = {}): Record<
       .sort(([a], [b]) => a - b)
       .map(([status, statusCodes]) => {
         const headers: Record<string, unknown> = {};
-        if (status === 429 || status === 503) headers['Retry-After'] = { description: 'Seconds to wait, an integer >= 1', schema: { type: 'integer', minimum: 1 } };
+        if (status === 429 || status === 503)
+          headers['Retry-After'] = {
+            description: 'Seconds to wait, an integer >= 1',
+            schema: { type: 'integer', minimum: 1 },
+          };
         if (status === 401) headers['WWW-Authenticate'] = { description: 'Bearer', schema: { type: 'string' } };
         if (status === 405) headers.Allow = { description: 'The methods this path takes', schema: { type: 'string' } };
-        const description = statusCodes.map((code) => `${code}: ${ingestion && code === 'UNAVAILABLE' ? INGESTION_UNAVAILABLE : errorStatus[code].when}`).join('; ');
-        return [String(status), { description, ...(Object.keys(headers).length ? { headers } : {}), content: { 'application/json': { schema: ERROR_REF } } }];
+        const description = statusCodes
+          .map(
+            (code) =>
+              `${code}: ${ingestion && code === 'UNAVAILABLE' ? INGESTION_UNAVAILABLE : errorStatus[code].when}`,
+          )
+          .join('; ');
+        return [
+          String(status),
+          {
+            description,
+            ...(Object.keys(headers).length ? { headers } : {}),
+            content: { 'application/json': { schema: ERROR_REF } },
+          },
+        ];
       }),
   );
 }
@@ -65,7 +82,12 @@ const probe = (description: string, body: object, unavailable: boolean) => ({
         ? {
             '503': {
               description: 'UNAVAILABLE: the database cannot be reached',
-              headers: { 'Retry-After': { description: 'Seconds to wait, an integer >= 1', schema: { type: 'integer', minimum: 1 } } },
+              headers: {
+                'Retry-After': {
+                  description: 'Seconds to wait, an integer >= 1',
+                  schema: { type: 'integer', minimum: 1 },
+                },
+              },
               content: { 'application/json': { schema: ERROR_REF } },
             },
           }
@@ -103,7 +125,11 @@ export function createOpenApiDocument(options: { baseUrl: string; version: strin
     }
   }
   Object.assign(paths, pathsServedOutsideTheRouter(errorResponses));
-  paths['/healthz'] = probe('healthz: the process is up', { type: 'object', properties: { status: { type: 'string', const: 'ok' } }, required: ['status'] }, false);
+  paths['/healthz'] = probe(
+    'healthz: the process is up',
+    { type: 'object', properties: { status: { type: 'string', const: 'ok' } }, required: ['status'] },
+    false,
+  );
   paths['/readyz'] = probe(
     'readyz: the database answers',
     {
@@ -113,7 +139,8 @@ export function createOpenApiDocument(options: { baseUrl: string; version: strin
         database: {
           type: 'string',
           enum: ['postgres', 'embedded', 'pglite'],
-          description: "postgres when DATABASE_URL is set; else embedded (the collector's own PostgreSQL server), or pglite with EMBEDDED=pglite",
+          description:
+            "postgres when DATABASE_URL is set; else embedded (the collector's own PostgreSQL server), or pglite with EMBEDDED=pglite",
         },
       },
       required: ['status', 'database'],
@@ -121,16 +148,34 @@ export function createOpenApiDocument(options: { baseUrl: string; version: strin
     true,
   );
   paths['/api/openapi.json'] = {
-    get: { operationId: 'openapi', summary: 'This document', tags: ['operations'], ...PUBLIC, responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } }, ...METHOD_NOT_ALLOWED } },
+    get: {
+      operationId: 'openapi',
+      summary: 'This document',
+      tags: ['operations'],
+      ...PUBLIC,
+      responses: {
+        '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } },
+        ...METHOD_NOT_ALLOWED,
+      },
+    },
   } as unknown as Record<string, Operation>;
 
-  const { $schema: _ignored, ...eventInput } = z.toJSONSchema(eventSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...eventInput } = z.toJSONSchema(eventSchema, {
+    io: 'input',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
   const { $schema: _ignored2, ...errorBody } = z.toJSONSchema(ZErrorResponseSchema) as Record<string, unknown>;
   // trpc-to-openapi's own error schemas ("error.BAD_REQUEST", ...) were replaced by ErrorResponse above.
-  const schemas = Object.fromEntries(Object.entries(document.components?.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
+  const schemas = Object.fromEntries(
+    Object.entries(document.components?.schemas ?? {}).filter(([name]) => !name.startsWith('error.')),
+  );
   document.components = {
     ...document.components,
-    schemas: { ...schemas, ErrorResponse: errorBody, EventInput: { ...eventInput, description: 'An event as an SDK sends it' } },
+    schemas: {
+      ...schemas,
+      ErrorResponse: errorBody,
+      EventInput: { ...eventInput, description: 'An event as an SDK sends it' },
+    },
   };
   return document;
 }

@@ -2,7 +2,14 @@
 // number of collector processes on one database hold one limit (LeasedRateLimiter). Sign-in throttling per e-mail and
 // client address: in each process's memory (RateLimiter); with several processes each holds its own budget.
 import { type Db, leaseTokens } from '@collector/db';
-import { type Bucket, type BucketPolicy, isFull, leaseSize, secondsUntilAvailable, takeTokens } from '@collector/domain';
+import {
+  type Bucket,
+  type BucketPolicy,
+  isFull,
+  leaseSize,
+  secondsUntilAvailable,
+  takeTokens,
+} from '@collector/domain';
 import { fail } from './errors';
 
 const SWEEP_EVERY = 10_000;
@@ -73,7 +80,8 @@ export class LeasedRateLimiter {
     }
     lease.tokens -= cost;
     // Running low: top up before a request has to wait for it.
-    if (lease.tokens < this.leaseSize / 2 && !lease.refreshing) void this.refresh(key, lease, 0, now).catch(() => undefined);
+    if (lease.tokens < this.leaseSize / 2 && !lease.refreshing)
+      void this.refresh(key, lease, 0, now).catch(() => undefined);
   }
 
   private bucketName(key: string) {
@@ -136,7 +144,10 @@ export interface RateLimiters {
 
 export function createRateLimiters(config: RateLimitConfig, db: Db): RateLimiters {
   return {
-    ingest: config.ingestPerSecond > 0 ? new LeasedRateLimiter({ ratePerSecond: config.ingestPerSecond, burst: config.ingestBurst }, 'app', db) : null,
+    ingest:
+      config.ingestPerSecond > 0
+        ? new LeasedRateLimiter({ ratePerSecond: config.ingestPerSecond, burst: config.ingestBurst }, 'app', db)
+        : null,
     authByEmail: new RateLimiter(config.authPerEmail),
     authByAddress: new RateLimiter(config.authPerAddress),
   };

@@ -25,7 +25,10 @@ export interface RestRoute {
   numericQuery: ReadonlySet<string>;
 }
 
-type SchemaLike = { _zod?: { def?: { type?: string; innerType?: SchemaLike; in?: SchemaLike } }; shape?: Record<string, SchemaLike> };
+type SchemaLike = {
+  _zod?: { def?: { type?: string; innerType?: SchemaLike; in?: SchemaLike } };
+  shape?: Record<string, SchemaLike>;
+};
 
 /** The schema under optional/default/nullable wrappers (and the input side of a pipe). */
 function unwrapped(schema: SchemaLike | undefined): SchemaLike | undefined {
@@ -55,7 +58,13 @@ forEachOpenApiProcedure(appRouter._def.procedures, ({ path: procedurePath, proce
     pattern: getPathRegExp(path),
     procedurePath,
     status: contract?.status ?? 200,
-    errors: [...new Set([...(contract?.errors ?? []), ...(openapi.method !== 'GET' ? BODY_ERRORS : []), 'METHOD_NOT_ALLOWED' as const])],
+    errors: [
+      ...new Set([
+        ...(contract?.errors ?? []),
+        ...(openapi.method !== 'GET' ? BODY_ERRORS : []),
+        'METHOD_NOT_ALLOWED' as const,
+      ]),
+    ],
     contentTypes: openapi.contentTypes ?? ['application/json'],
     takesInput: (input as SchemaLike | undefined)?._zod?.def?.type !== 'void',
     numericQuery: numericKeys(input as SchemaLike | undefined),

@@ -15,9 +15,9 @@ import { getIssueRoute } from './routers/issues/get';
 import { listIssuesRoute } from './routers/issues/list';
 import { updateIssueRoute } from './routers/issues/update';
 import { updateIssuesRoute } from './routers/issues/update-many';
+import { outcomesRoute } from './routers/outcomes/get';
 import { overviewRoute } from './routers/overview/get';
 import { timeseriesRoute } from './routers/overview/timeseries';
-import { outcomesRoute } from './routers/outcomes/get';
 import { router } from './trpc';
 
 export const appRouter = router({
@@ -25,9 +25,20 @@ export const appRouter = router({
   auth: router({ register: registerRoute, login: loginRoute, logout: logoutRoute, me: meRoute }),
   apps: router({ list: listAppsRoute, create: createAppRoute }),
   overview: router({ get: overviewRoute, timeseries: timeseriesRoute }),
-  issues: router({ list: listIssuesRoute, get: getIssueRoute, update: updateIssueRoute, updateMany: updateIssuesRoute }),
+  issues: router({
+    list: listIssuesRoute,
+    get: getIssueRoute,
+    update: updateIssueRoute,
+    updateMany: updateIssuesRoute,
+  }),
   // Literal paths (deliveries) before {id} paths.
-  alerts: router({ deliveries: listDeliveriesRoute, list: listAlertsRoute, create: createAlertRoute, delete: deleteAlertRoute, test: testAlertRoute }),
+  alerts: router({
+    deliveries: listDeliveriesRoute,
+    list: listAlertsRoute,
+    create: createAlertRoute,
+    delete: deleteAlertRoute,
+    test: testAlertRoute,
+  }),
   outcomes: router({ get: outcomesRoute }),
 });
 

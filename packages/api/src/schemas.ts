@@ -1,10 +1,24 @@
 // Response shapes shared by several routes, and strict parsers for query strings.
-import { appTypes, eventLevels, isStorableText, issueStatuses, limits, storedEventSchema, UNSTORABLE_MESSAGE } from '@collector/domain';
+import {
+  appTypes,
+  eventLevels,
+  isStorableText,
+  issueStatuses,
+  limits,
+  storedEventSchema,
+  UNSTORABLE_MESSAGE,
+} from '@collector/domain';
 import { z } from 'zod';
 
 const epochMs = z.int().min(0).meta({ description: 'Milliseconds since the Unix epoch' });
 
-export const ZUserSchema = z.object({ id: z.string(), email: z.string().meta({ format: 'email', description: 'Trimmed and lower-cased' }), createdAt: epochMs }).meta({ id: 'User' });
+export const ZUserSchema = z
+  .object({
+    id: z.string(),
+    email: z.string().meta({ format: 'email', description: 'Trimmed and lower-cased' }),
+    createdAt: epochMs,
+  })
+  .meta({ id: 'User' });
 
 export const ZAppSchema = z
   .object({
@@ -13,7 +27,8 @@ export const ZAppSchema = z
     type: z.enum(appTypes),
     createdAt: epochMs,
     dsn: z.string().meta({
-      description: 'Where Sentry SDKs send this app\'s events: `<scheme>://<publicKey>@<host>/<projectId>`, the base from PUBLIC_URL',
+      description:
+        "Where Sentry SDKs send this app's events: `<scheme>://<publicKey>@<host>/<projectId>`, the base from PUBLIC_URL",
       example: 'http://0123456789abcdef0123456789abcdef@localhost:3100/1',
     }),
   })
@@ -30,10 +45,30 @@ export const ZIssueSchema = z
     userCount: z.int().meta({ description: 'Distinct anonymousIds among its events' }),
     firstSeenAt: epochMs,
     lastSeenAt: epochMs,
-    status: z.enum(issueStatuses).meta({ description: 'New issues are unresolved; an event for a resolved issue makes it unresolved again (a regression)' }),
-    statusChangedAt: epochMs.nullable().meta({ description: 'When the issue took its status: when it was created, changed by PATCH, or regressed (null for issues older than triage)' }),
-    regressedAt: epochMs.nullable().meta({ description: 'When an event last reopened it after it was resolved (the receipt of that event); null if never' }),
-    culprit: z.string().nullable().meta({ description: 'Where it happens: `function (file)` of the innermost in-app stack frame, or a failed request’s method and URL path' }),
+    status: z
+      .enum(issueStatuses)
+      .meta({
+        description:
+          'New issues are unresolved; an event for a resolved issue makes it unresolved again (a regression)',
+      }),
+    statusChangedAt: epochMs
+      .nullable()
+      .meta({
+        description:
+          'When the issue took its status: when it was created, changed by PATCH, or regressed (null for issues older than triage)',
+      }),
+    regressedAt: epochMs
+      .nullable()
+      .meta({
+        description: 'When an event last reopened it after it was resolved (the receipt of that event); null if never',
+      }),
+    culprit: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'Where it happens: `function (file)` of the innermost in-app stack frame, or a failed request’s method and URL path',
+      }),
     level: z.enum(eventLevels).meta({ description: 'Level of its latest event; error when the event had none' }),
     lastRelease: z.string().nullable().meta({ description: 'Release of its latest event that had one' }),
   })
@@ -50,7 +85,9 @@ export const ZAuthResponseSchema = z.object({ token: z.string(), user: ZUserSche
 // "abc", "1.5", "1e3" and "01" reach these schemas as text and fail, never a default (api/src/rest.ts, queryValue).
 export const queryInteger = (min: number, max: number) => z.int().min(min).max(max);
 
-export const queryEpochMs = queryInteger(0, 8_640_000_000_000_000).meta({ description: 'Milliseconds since the Unix epoch' });
+export const queryEpochMs = queryInteger(0, 8_640_000_000_000_000).meta({
+  description: 'Milliseconds since the Unix epoch',
+});
 
 export const queryPageSize = (fallback: number) =>
   queryInteger(1, limits.pageSizeMax)
@@ -58,4 +95,9 @@ export const queryPageSize = (fallback: number) =>
     .meta({ description: `1 to ${limits.pageSizeMax}, default ${fallback}` });
 
 /** Any printable key; a malformed one simply matches no app (404). */
-export const queryAppKey = z.string().min(1).max(128).refine(isStorableText, UNSTORABLE_MESSAGE).meta({ description: 'Only this app (one of the caller’s)' });
+export const queryAppKey = z
+  .string()
+  .min(1)
+  .max(128)
+  .refine(isStorableText, UNSTORABLE_MESSAGE)
+  .meta({ description: 'Only this app (one of the caller’s)' });

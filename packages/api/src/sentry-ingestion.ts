@@ -14,11 +14,19 @@ export interface SentryIngestion {
   skippedItems?: number;
 }
 
-const unknownDsn = () => contractError('UNKNOWN_APP_KEY', { details: [{ path: 'dsn', message: 'no app has this public key and project id' }] });
+const unknownDsn = () =>
+  contractError('UNKNOWN_APP_KEY', {
+    details: [{ path: 'dsn', message: 'no app has this public key and project id' }],
+  });
 
 /** The appKey a DSN's project and key name, or 403 UNKNOWN_APP_KEY. */
-export async function appKeyForDsn(ctx: IngestionContext, projectId: string, publicKey: string | undefined): Promise<string> {
-  if (!/^[1-9]\d{0,14}$/.test(projectId) || publicKey === undefined || !publicKeyPattern.test(publicKey)) throw unknownDsn();
+export async function appKeyForDsn(
+  ctx: IngestionContext,
+  projectId: string,
+  publicKey: string | undefined,
+): Promise<string> {
+  if (!/^[1-9]\d{0,14}$/.test(projectId) || publicKey === undefined || !publicKeyPattern.test(publicKey))
+    throw unknownDsn();
   const project = await ctx.knownApps.project(Number(projectId));
   if (!project || project.publicKey !== publicKey) throw unknownDsn();
   return project.appKey;

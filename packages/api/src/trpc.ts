@@ -23,7 +23,11 @@ const t = initTRPC
     isDev: false,
     errorFormatter({ shape, error }) {
       const appError = toAppError(error);
-      return { ...shape, message: appError.message, data: { code: shape.data.code, httpStatus: shape.data.httpStatus, appError: appError.toBody() } };
+      return {
+        ...shape,
+        message: appError.message,
+        data: { code: shape.data.code, httpStatus: shape.data.httpStatus, appError: appError.toBody() },
+      };
     },
   });
 

@@ -1,8 +1,8 @@
 // The one error a client call rejects with: the contract's error code, the HTTP status, details and Retry-After.
 import type { AppRouter } from '@collector/api';
 import { parseRetryAfter } from '@collector/domain/retry-after';
-import type { inferRouterError } from '@trpc/server';
 import { TRPCClientError } from '@trpc/client';
+import type { inferRouterError } from '@trpc/server';
 
 /** What the server puts in every tRPC error (see the router's errorFormatter), typed from the router itself. */
 type ServerErrorData = inferRouterError<AppRouter>['data'];
@@ -33,11 +33,17 @@ export class CollectorError extends TRPCClientError<AppRouter> {
   readonly retryAfterSeconds: number | undefined;
 
   constructor(from: TRPCClientError<AppRouter>) {
-    super(from.message, { cause: from.cause, meta: from.meta, ...(from.shape ? { result: { error: from.shape } } : {}) });
+    super(from.message, {
+      cause: from.cause,
+      meta: from.meta,
+      ...(from.shape ? { result: { error: from.shape } } : {}),
+    });
     // TRPCClientError's constructor pins the prototype to itself; put ours back so instanceof CollectorError holds.
     Object.setPrototypeOf(this, CollectorError.prototype);
     this.name = 'CollectorError';
-    const response = (from.meta as { response?: { status?: unknown; headers?: { get(name: string): string | null } } } | undefined)?.response;
+    const response = (
+      from.meta as { response?: { status?: unknown; headers?: { get(name: string): string | null } } } | undefined
+    )?.response;
     const appError = from.data?.appError;
     this.code = appError?.code ?? 'NETWORK_ERROR';
     this.status = typeof response?.status === 'number' ? response.status : (from.data?.httpStatus ?? 0);

@@ -6,9 +6,17 @@ import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { observable } from '@trpc/server/observable';
 import { toCollectorError } from './errors';
 
-export type { AppRouter };
-export { CollectorError, errorCodeOf, isCollectorError, toCollectorError, type CollectorErrorCode, type ContractErrorCode, type ErrorDetail } from './errors';
 export { TRPCClientError } from '@trpc/client';
+export {
+  CollectorError,
+  type CollectorErrorCode,
+  type ContractErrorCode,
+  type ErrorDetail,
+  errorCodeOf,
+  isCollectorError,
+  toCollectorError,
+} from './errors';
+export type { AppRouter };
 
 /** Inputs and outputs of every procedure, e.g. `CollectorOutputs['issues']['list']['issues'][number]` is an issue. */
 export type CollectorInputs = inferRouterInputs<AppRouter>;

@@ -1,5 +1,12 @@
 // Alert rules and their deliveries (the outbox the write path fills: see write-path/alerts.ts).
-import type { Alert, AlertChannel, AlertDelivery, AlertTrigger, DeliveryStatus, DeliveryTrigger } from '@collector/domain';
+import type {
+  Alert,
+  AlertChannel,
+  AlertDelivery,
+  AlertTrigger,
+  DeliveryStatus,
+  DeliveryTrigger,
+} from '@collector/domain';
 import { issueId } from '@collector/domain';
 import { type Kysely, sql } from 'kysely';
 import type { AlertDeliveryRow, AlertRow, Database, IssueRow } from './schema';
@@ -8,7 +15,10 @@ export function toAlert(row: AlertRow): Alert {
   return {
     id: row.id,
     trigger: row.trigger as AlertTrigger,
-    spike: row.spike_events !== null && row.spike_minutes !== null ? { events: row.spike_events, minutes: row.spike_minutes } : null,
+    spike:
+      row.spike_events !== null && row.spike_minutes !== null
+        ? { events: row.spike_events, minutes: row.spike_minutes }
+        : null,
     channel: row.channel,
     secret: row.secret,
     createdAt: row.created_at,
@@ -38,7 +48,13 @@ export async function insertAlert(db: Kysely<Database>, row: AlertRow): Promise<
 
 /** An app's rules, oldest first. */
 export async function listAlerts(db: Kysely<Database>, appKey: string): Promise<AlertRow[]> {
-  return db.selectFrom('alerts').selectAll().where('app_key', '=', appKey).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('alerts')
+    .selectAll()
+    .where('app_key', '=', appKey)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 export async function findAlert(db: Kysely<Database>, appKey: string, id: string): Promise<AlertRow | undefined> {
@@ -52,7 +68,11 @@ export async function deleteAlert(db: Kysely<Database>, appKey: string, id: stri
 }
 
 /** An app's deliveries, newest first. */
-export async function listAlertDeliveries(db: Kysely<Database>, appKey: string, limit: number): Promise<AlertDeliveryRow[]> {
+export async function listAlertDeliveries(
+  db: Kysely<Database>,
+  appKey: string,
+  limit: number,
+): Promise<AlertDeliveryRow[]> {
   return db
     .selectFrom('alert_deliveries')
     .selectAll()
@@ -69,7 +89,15 @@ export async function listAlertDeliveries(db: Kysely<Database>, appKey: string, 
  */
 export async function insertClaimedDelivery(
   db: Kysely<Database>,
-  row: { id: string; alertId: string; appKey: string; fingerprint: string | null; trigger: DeliveryTrigger; now: number; leasedUntil: number },
+  row: {
+    id: string;
+    alertId: string;
+    appKey: string;
+    fingerprint: string | null;
+    trigger: DeliveryTrigger;
+    now: number;
+    leasedUntil: number;
+  },
 ): Promise<ClaimedDelivery[]> {
   const inserted = await db
     .insertInto('alert_deliveries')
@@ -106,7 +134,10 @@ export interface ClaimedDelivery {
  * processes each attempt is made by one. A worker that dies holding a delivery leaves it to be taken again when its
  * lease ends: delivery is at least once.
  */
-export async function claimDueDeliveries(db: Kysely<Database>, options: { now: number; leasedUntil: number; max: number }): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(
+  db: Kysely<Database>,
+  options: { now: number; leasedUntil: number; max: number },
+): Promise<ClaimedDelivery[]> {
   const { rows: claimed } = await sql<AlertDeliveryRow>`
     update alert_deliveries d set leased_until = ${options.leasedUntil}, attempts = d.attempts + 1
     where d.id in (
@@ -122,8 +153,16 @@ export async function claimDueDeliveries(db: Kysely<Database>, options: { now: n
 /** The rule, app and issue of each delivery, for its message. */
 async function withContext(db: Kysely<Database>, claimed: AlertDeliveryRow[]): Promise<ClaimedDelivery[]> {
   if (claimed.length === 0) return [];
-  const alerts = await db.selectFrom('alerts').selectAll().where('id', 'in', [...new Set(claimed.map((row) => row.alert_id))]).execute();
-  const apps = await db.selectFrom('apps').select(['app_key', 'name']).where('app_key', 'in', [...new Set(claimed.map((row) => row.app_key))]).execute();
+  const alerts = await db
+    .selectFrom('alerts')
+    .selectAll()
+    .where('id', 'in', [...new Set(claimed.map((row) => row.alert_id))])
+    .execute();
+  const apps = await db
+    .selectFrom('apps')
+    .select(['app_key', 'name'])
+    .where('app_key', 'in', [...new Set(claimed.map((row) => row.app_key))])
+    .execute();
   const keys = claimed.filter((row) => row.fingerprint !== null);
   const issues =
     keys.length === 0
@@ -131,14 +170,21 @@ async function withContext(db: Kysely<Database>, claimed: AlertDeliveryRow[]): P
       : await db
           .selectFrom('issues')
           .selectAll()
-          .where((eb) => eb.or(keys.map((row) => eb.and([eb('app_key', '=', row.app_key), eb('fingerprint', '=', row.fingerprint as string)]))))
+          .where((eb) =>
+            eb.or(
+              keys.map((row) =>
+                eb.and([eb('app_key', '=', row.app_key), eb('fingerprint', '=', row.fingerprint as string)]),
+              ),
+            ),
+          )
           .execute();
   return claimed.flatMap((delivery) => {
     const alert = alerts.find((row) => row.id === delivery.alert_id);
     const app = apps.find((row) => row.app_key === delivery.app_key);
     // The rule was deleted since (with its deliveries): nothing to send.
     if (!alert || !app) return [];
-    const issue = issues.find((row) => row.app_key === delivery.app_key && row.fingerprint === delivery.fingerprint) ?? null;
+    const issue =
+      issues.find((row) => row.app_key === delivery.app_key && row.fingerprint === delivery.fingerprint) ?? null;
     return [{ delivery, alert, app: { appKey: app.app_key, name: app.name }, issue }];
   });
 }
@@ -154,10 +200,20 @@ export type DeliveryAttempt = { id: string; leasedUntil: number } & (
  * holds (`leasedUntil`), so a worker whose lease ran out does not overwrite what the worker that took the delivery
  * over records.
  */
-export async function recordDeliveryAttempts(db: Kysely<Database>, now: number, attempts: readonly DeliveryAttempt[]): Promise<void> {
+export async function recordDeliveryAttempts(
+  db: Kysely<Database>,
+  now: number,
+  attempts: readonly DeliveryAttempt[],
+): Promise<void> {
   if (attempts.length === 0) return;
   const rows = JSON.stringify(
-    attempts.map((attempt) => ({ id: attempt.id, leased_until: attempt.leasedUntil, delivered: attempt.delivered, error: attempt.error ?? null, next_attempt_at: attempt.nextAttemptAt ?? null })),
+    attempts.map((attempt) => ({
+      id: attempt.id,
+      leased_until: attempt.leasedUntil,
+      delivered: attempt.delivered,
+      error: attempt.error ?? null,
+      next_attempt_at: attempt.nextAttemptAt ?? null,
+    })),
   );
   await sql`
     update alert_deliveries d set

@@ -53,7 +53,11 @@ describe('PostgreSQL connection timeouts', () => {
 describe.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL connections after a fault', () => {
   it('destroys a connection whose query timed out on the client, so the next query does not wait behind it', async () => {
     // One connection: without the fix the pool hands the same, still busy client to the next query.
-    const database = await openDatabase({ url: process.env.TEST_DATABASE_URL, maxConnections: 1, timeouts: { queryMs: 300, statementMs: 10_000 } });
+    const database = await openDatabase({
+      url: process.env.TEST_DATABASE_URL,
+      maxConnections: 1,
+      timeouts: { queryMs: 300, statementMs: 10_000 },
+    });
     afterAll(() => database.close());
     const hung = await elapsed(() => sql`select pg_sleep(3)`.execute(database.db));
     expect((hung.error as Error).message).toMatch(/Query read timeout/);
@@ -64,7 +68,11 @@ describe.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL connections after a fa
   });
 
   it('keeps a connection whose statement the server cancelled (statement_timeout): it is still usable', async () => {
-    const database = await openDatabase({ url: process.env.TEST_DATABASE_URL, maxConnections: 1, timeouts: { statementMs: 200, queryMs: 5_000 } });
+    const database = await openDatabase({
+      url: process.env.TEST_DATABASE_URL,
+      maxConnections: 1,
+      timeouts: { statementMs: 200, queryMs: 5_000 },
+    });
     afterAll(() => database.close());
     const before = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(database.db);
     const cancelled = await elapsed(() => sql`select pg_sleep(3)`.execute(database.db));
@@ -77,7 +85,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL connections after a fa
   it('names its connections, so an operator (or the fault tests) can find them in pg_stat_activity', async () => {
     const database = await openDatabase({ url: process.env.TEST_DATABASE_URL });
     afterAll(() => database.close());
-    const { rows } = await sql<{ name: string }>`select current_setting('application_name') as name`.execute(database.db);
+    const { rows } = await sql<{ name: string }>`select current_setting('application_name') as name`.execute(
+      database.db,
+    );
     expect(rows[0]?.name).toBe('collector');
   });
 });

@@ -53,7 +53,12 @@ export interface DatabaseTimeouts {
   pingMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { connectMs: 2_000, statementMs: 3_000, queryMs: 3_500, pingMs: 1_500 };
+export const DEFAULT_TIMEOUTS: DatabaseTimeouts = {
+  connectMs: 2_000,
+  statementMs: 3_000,
+  queryMs: 3_500,
+  pingMs: 1_500,
+};
 
 /**
  * Whether a connection can serve another query after this error. An error the server sent on a live session
@@ -83,7 +88,8 @@ function preparedName(text: string): string | undefined {
   if (!text.startsWith(PREPARED)) return undefined;
   let name = preparedNames.get(text);
   // A bounded set, in case a marked text ever varied: past it, statements simply run unprepared.
-  if (name === undefined && preparedNames.size < MAX_PREPARED_TEXTS) preparedNames.set(text, (name = `collector_${preparedNames.size + 1}`));
+  if (name === undefined && preparedNames.size < MAX_PREPARED_TEXTS)
+    preparedNames.set(text, (name = `collector_${preparedNames.size + 1}`));
   return name;
 }
 
@@ -102,9 +108,14 @@ function discardingBrokenClients(pool: pg.Pool): PostgresPool {
       if (failure) throw failure;
       try {
         const name = preparedName(text);
-        return await client.query(name === undefined ? { text, values: parameters as unknown[] } : { name, text, values: parameters as unknown[] });
+        return await client.query(
+          name === undefined
+            ? { text, values: parameters as unknown[] }
+            : { name, text, values: parameters as unknown[] },
+        );
       } catch (error) {
-        if (!leavesConnectionUsable(error)) broken.set(client, error instanceof Error ? error : new Error(String(error)));
+        if (!leavesConnectionUsable(error))
+          broken.set(client, error instanceof Error ? error : new Error(String(error)));
         throw error;
       }
     };
@@ -141,7 +152,9 @@ function openPostgres(options: OpenDatabaseOptions & { url: string }): DatabaseH
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const types = {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-      oid === INT8 || oid === NUMERIC ? toNumber : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      oid === INT8 || oid === NUMERIC
+        ? toNumber
+        : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
   };
   const pool = new pg.Pool({
     connectionString: options.url,

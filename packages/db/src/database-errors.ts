@@ -11,7 +11,15 @@
 export type DatabaseErrorKind = 'unavailable' | 'input' | 'retryable' | 'other';
 
 // Errors of pg and of the PostgreSQL server that mean "the database is not reachable now", not "this statement is wrong".
-const UNAVAILABLE_SYSTEM_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNAVAILABLE_SYSTEM_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 // 08: connection; 57P: shutdown, terminated, starting up; 53: resources; 57014: statement_timeout fired.
 const UNAVAILABLE_SQLSTATE_PREFIXES = ['08', '57P', '53', '57014'];
 const UNAVAILABLE_MESSAGES = [
@@ -28,7 +36,8 @@ const INPUT_SQLSTATE_CLASSES = ['22', '23'];
 const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
 
 function kindOfCode(code: string): DatabaseErrorKind | undefined {
-  if (UNAVAILABLE_SYSTEM_CODES.has(code) || UNAVAILABLE_SQLSTATE_PREFIXES.some((prefix) => code.startsWith(prefix))) return 'unavailable';
+  if (UNAVAILABLE_SYSTEM_CODES.has(code) || UNAVAILABLE_SQLSTATE_PREFIXES.some((prefix) => code.startsWith(prefix)))
+    return 'unavailable';
   if (RETRYABLE_SQLSTATES.has(code)) return 'retryable';
   // SQLSTATEs are five characters; a shorter code (a Node system error) is not a data exception.
   if (code.length === 5 && INPUT_SQLSTATE_CLASSES.includes(code.slice(0, 2))) return 'input';

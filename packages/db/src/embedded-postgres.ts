@@ -15,7 +15,20 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { arch, platform, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -103,8 +116,12 @@ function serverAccount(log: (message: string) => void): { uid: number; gid: numb
   if (platform() === 'win32' || userInfo().uid !== 0) return undefined;
   const lookup = () => {
     try {
-      const uid = Number(execFileSync('id', ['-u', OS_USER_FOR_ROOT], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
-      const gid = Number(execFileSync('id', ['-g', OS_USER_FOR_ROOT], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+      const uid = Number(
+        execFileSync('id', ['-u', OS_USER_FOR_ROOT], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(),
+      );
+      const gid = Number(
+        execFileSync('id', ['-g', OS_USER_FOR_ROOT], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(),
+      );
       return { uid, gid };
     } catch {
       return undefined;
@@ -113,9 +130,13 @@ function serverAccount(log: (message: string) => void): { uid: number; gid: numb
   const found = lookup();
   if (found) return found;
   log(`running as root: creating the system account "${OS_USER_FOR_ROOT}" for the embedded PostgreSQL server`);
-  const created = spawnSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', OS_USER_FOR_ROOT], {
-    encoding: 'utf8',
-  });
+  const created = spawnSync(
+    'useradd',
+    ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', OS_USER_FOR_ROOT],
+    {
+      encoding: 'utf8',
+    },
+  );
   const account = lookup();
   if (!account) {
     throw new EmbeddedPostgresError(
@@ -178,7 +199,9 @@ function claimFolder(dataDir: string): () => void {
       // A live pid running something other than node is a reused pid (after a reboot, say): the claim is stale.
       // Where the system does not show command lines, a live pid is taken to be a collector.
       if (alive && (command === undefined || /node/.test(command))) {
-        throw new EmbeddedPostgresError(`${dataDir} is in use by another collector (pid ${owner}); stop it first, or give this one its own DATA_DIR`);
+        throw new EmbeddedPostgresError(
+          `${dataDir} is in use by another collector (pid ${owner}); stop it first, or give this one its own DATA_DIR`,
+        );
       }
       rmSync(file, { force: true });
     }
@@ -199,7 +222,9 @@ async function stopLeftBehindServer(cluster: string, log: (message: string) => v
   if (await waitForExit(pid, 30_000)) return;
   process.kill(pid, 'SIGQUIT');
   if (!(await waitForExit(pid, 10_000))) {
-    throw new EmbeddedPostgresError(`the PostgreSQL server left running in ${cluster} (pid ${pid}) does not stop; stop it by hand`);
+    throw new EmbeddedPostgresError(
+      `the PostgreSQL server left running in ${cluster} (pid ${pid}) does not stop; stop it by hand`,
+    );
   }
 }
 
@@ -216,11 +241,19 @@ async function freePort(): Promise<number> {
 function run(command: string, args: string[], account: { uid: number; gid: number } | undefined, what: string) {
   const result = spawnSync(command, args, { encoding: 'utf8', ...account, env: { ...process.env, LC_ALL: 'C' } });
   if (result.status !== 0) {
-    throw new EmbeddedPostgresError(`${what} failed: ${(result.stderr || result.stdout || result.error?.message || '').trim()}`);
+    throw new EmbeddedPostgresError(
+      `${what} failed: ${(result.stderr || result.stdout || result.error?.message || '').trim()}`,
+    );
   }
 }
 
-function initialise(bin: Binaries, cluster: string, password: string, account: { uid: number; gid: number } | undefined, durable: boolean) {
+function initialise(
+  bin: Binaries,
+  cluster: string,
+  password: string,
+  account: { uid: number; gid: number } | undefined,
+  durable: boolean,
+) {
   // initdb into a fresh folder, renamed into place once complete: an interrupted first start leaves no half cluster.
   const partial = `${cluster}.partial`;
   rmSync(partial, { recursive: true, force: true });
@@ -292,7 +325,10 @@ async function waitUntilReady(url: string, server: ChildProcess, logFile: string
     await Promise.race([new Promise((done) => setTimeout(done, 100)), exited]);
   }
   const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
-  const reason = server.exitCode !== null || server.signalCode !== null ? 'exited' : `did not answer within ${timeoutMs} ms (${String(lastError)})`;
+  const reason =
+    server.exitCode !== null || server.signalCode !== null
+      ? 'exited'
+      : `did not answer within ${timeoutMs} ms (${String(lastError)})`;
   throw new EmbeddedPostgresError(`the embedded PostgreSQL server ${reason}; its log (${logFile}) ends:\n${tail}`);
 }
 
@@ -334,7 +370,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     }
     const password = readFileSync(passwordFile, 'utf8').trim();
     const logFile = join(dataDir, 'postgres.log');
-    const urlFor = (port: number, database: string) => `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+    const urlFor = (port: number, database: string) =>
+      `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 
     let port = 0;
     for (let attempt = 1; ; attempt++) {
@@ -360,10 +397,14 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     }
     const pid = server.pid as number;
     const exited = once(server, 'exit');
-    const guard = spawn('/bin/sh', ['-c', 'read _ignored; kill -INT "$1" 2>/dev/null', 'collector-postgres-guard', String(pid)], {
-      detached: true,
-      stdio: ['pipe', 'ignore', 'ignore'],
-    });
+    const guard = spawn(
+      '/bin/sh',
+      ['-c', 'read _ignored; kill -INT "$1" 2>/dev/null', 'collector-postgres-guard', String(pid)],
+      {
+        detached: true,
+        stdio: ['pipe', 'ignore', 'ignore'],
+      },
+    );
     guard.unref();
     (guard.stdin as unknown as { unref(): void }).unref();
 
@@ -387,7 +428,10 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
           if (isAlive(pid)) {
             process.kill(pid, 'SIGINT');
             let timer: NodeJS.Timeout | undefined;
-            const stopped = await Promise.race([exited.then(() => true), new Promise<boolean>((done) => (timer = setTimeout(() => done(false), 30_000)))]);
+            const stopped = await Promise.race([
+              exited.then(() => true),
+              new Promise<boolean>((done) => (timer = setTimeout(() => done(false), 30_000))),
+            ]);
             clearTimeout(timer);
             if (!stopped) {
               process.kill(pid, 'SIGQUIT');

@@ -62,9 +62,20 @@ function scriptedDatabase() {
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
-const event = (id: string): StoredEvent => ({ eventId: `evt_${id}`, appKey: 'web_app', type: 'error', timestamp: 1, fingerprint: 'js:f', message: 'boom' });
+const event = (id: string): StoredEvent => ({
+  eventId: `evt_${id}`,
+  appKey: 'web_app',
+  type: 'error',
+  timestamp: 1,
+  fingerprint: 'js:f',
+  message: 'boom',
+});
 const batch = (id: string) => ({ appKey: 'web_app', events: [event(id)], receivedAt: 1 });
-const outcome = (promise: Promise<unknown>) => promise.then((value) => ({ value }), (error: unknown) => ({ error }));
+const outcome = (promise: Promise<unknown>) =>
+  promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
 
 describe('EventWriter when the database is unavailable', () => {
   it('fails the batches queued behind a statement that lost its connection at once, with the same error', async () => {

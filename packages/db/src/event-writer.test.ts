@@ -12,11 +12,21 @@ afterAll(() => database.close());
 
 const suffix = Math.random().toString(36).slice(2, 10);
 const userId = `user_writer${suffix}`;
-await database.db.insertInto('users').values({ id: userId, email: `${userId}@example.com`, password_hash: '-', created_at: 0 }).execute();
+await database.db
+  .insertInto('users')
+  .values({ id: userId, email: `${userId}@example.com`, password_hash: '-', created_at: 0 })
+  .execute();
 
 async function newApp(name: string) {
   const appKey = `web_${name}${suffix}${Math.random().toString(36).slice(2, 8)}`;
-  await insertApp(database.db, { app_key: appKey, user_id: userId, name, type: 'web', created_at: 0, public_key: randomBytes(16).toString('hex') });
+  await insertApp(database.db, {
+    app_key: appKey,
+    user_id: userId,
+    name,
+    type: 'web',
+    created_at: 0,
+    public_key: randomBytes(16).toString('hex'),
+  });
   return appKey;
 }
 
@@ -37,15 +47,25 @@ describe('EventWriter', () => {
     const one = await newApp('one');
     const two = await newApp('two');
     const writer = new EventWriter(database.db, { concurrency: 1 });
-    const writes = Array.from({ length: 20 }, (_, i) => writer.write({ appKey: i % 2 ? one : two, events: [event(i % 2 ? one : two, `b${i}`)], receivedAt: now }));
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      writer.write({ appKey: i % 2 ? one : two, events: [event(i % 2 ? one : two, `b${i}`)], receivedAt: now }),
+    );
     // One statement in flight, the other 19 batches wait to be merged into the next.
     expect(writer.waiting).toBe(19);
     const results = await Promise.all(writes);
     expect(results).toMatchObject(Array.from({ length: 20 }, () => ({ stored: 1, duplicates: 0 })));
     for (const appKey of [one, two]) {
-      const totals = await database.db.selectFrom('app_totals').selectAll().where('app_key', '=', appKey).executeTakeFirstOrThrow();
+      const totals = await database.db
+        .selectFrom('app_totals')
+        .selectAll()
+        .where('app_key', '=', appKey)
+        .executeTakeFirstOrThrow();
       expect(totals).toMatchObject({ events: 10, errors: 10, issues: 1, users: 10 });
-      const issue = await database.db.selectFrom('issues').selectAll().where('app_key', '=', appKey).executeTakeFirstOrThrow();
+      const issue = await database.db
+        .selectFrom('issues')
+        .selectAll()
+        .where('app_key', '=', appKey)
+        .executeTakeFirstOrThrow();
       expect(issue).toMatchObject({ event_count: 10, user_count: 10 });
     }
   });
@@ -54,14 +74,27 @@ describe('EventWriter', () => {
     const appKey = await newApp('dupes');
     const writer = new EventWriter(database.db, { concurrency: 1 });
     const blocker = writer.write({ appKey, events: [event(appKey, 'first')], receivedAt: now });
-    const a = writer.write({ appKey, events: [event(appKey, 'shared', { message: 'from a' }), event(appKey, 'a-only')], receivedAt: now });
+    const a = writer.write({
+      appKey,
+      events: [event(appKey, 'shared', { message: 'from a' }), event(appKey, 'a-only')],
+      receivedAt: now,
+    });
     const b = writer.write({ appKey, events: [event(appKey, 'shared', { message: 'from b' })], receivedAt: now });
     expect(await blocker).toMatchObject({ stored: 1, duplicates: 0 });
     expect(await a).toMatchObject({ stored: 2, duplicates: 0 });
     expect(await b).toMatchObject({ stored: 0, duplicates: 1 });
-    const stored = await database.db.selectFrom('events').select(['payload']).where('app_key', '=', appKey).where('event_id', '=', 'evt_shared').execute();
+    const stored = await database.db
+      .selectFrom('events')
+      .select(['payload'])
+      .where('app_key', '=', appKey)
+      .where('event_id', '=', 'evt_shared')
+      .execute();
     expect(stored.map((row) => row.payload.message)).toEqual(['from a']);
-    const totals = await database.db.selectFrom('app_totals').selectAll().where('app_key', '=', appKey).executeTakeFirstOrThrow();
+    const totals = await database.db
+      .selectFrom('app_totals')
+      .selectAll()
+      .where('app_key', '=', appKey)
+      .executeTakeFirstOrThrow();
     expect(totals.events).toBe(3);
   });
 
@@ -76,13 +109,33 @@ describe('EventWriter', () => {
       return all;
     }, []);
     const results = await Promise.all(
-      batches.map((batch) => writer.write({ appKey, events: batch.map((id, i) => event(appKey, id, { fingerprint: `js:f${i % 7}`, anonymousId: `anon_${id.length % 5}` })), receivedAt: now })),
+      batches.map((batch) =>
+        writer.write({
+          appKey,
+          events: batch.map((id, i) =>
+            event(appKey, id, { fingerprint: `js:f${i % 7}`, anonymousId: `anon_${id.length % 5}` }),
+          ),
+          receivedAt: now,
+        }),
+      ),
     );
     expect(results.reduce((sum, result) => sum + result.stored, 0)).toBe(300);
     expect(results.reduce((sum, result) => sum + result.duplicates, 0)).toBe(300);
-    const totals = await database.db.selectFrom('app_totals').selectAll().where('app_key', '=', appKey).executeTakeFirstOrThrow();
-    const issues = await database.db.selectFrom('issues').select(['event_count']).where('app_key', '=', appKey).execute();
-    const hourly = await database.db.selectFrom('app_hourly').select(['events']).where('app_key', '=', appKey).execute();
+    const totals = await database.db
+      .selectFrom('app_totals')
+      .selectAll()
+      .where('app_key', '=', appKey)
+      .executeTakeFirstOrThrow();
+    const issues = await database.db
+      .selectFrom('issues')
+      .select(['event_count'])
+      .where('app_key', '=', appKey)
+      .execute();
+    const hourly = await database.db
+      .selectFrom('app_hourly')
+      .select(['events'])
+      .where('app_key', '=', appKey)
+      .execute();
     expect(totals.events).toBe(300);
     expect(totals.issues).toBe(issues.length);
     expect(issues.reduce((sum, issue) => sum + issue.event_count, 0)).toBe(300);

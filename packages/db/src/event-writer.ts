@@ -6,7 +6,7 @@
 // sent on, each would wait out its own timeout against a dead database before its client heard anything.
 import type { Kysely } from 'kysely';
 import { classifyDatabaseError } from './database-errors';
-import { type Batch, type PreparedBatch, type StoreResult, prepareBatch, storePreparedBatches } from './ingest';
+import { type Batch, type PreparedBatch, prepareBatch, type StoreResult, storePreparedBatches } from './ingest';
 import type { Database } from './schema';
 
 export interface EventWriterOptions {

@@ -65,7 +65,13 @@ export function prepareBatch(batch: Batch): PreparedBatch {
     keys.push(eventKey(batch.appKey, event.eventId));
     rows.push(eventRow(batch.appKey, event, batch.receivedAt));
   }
-  return { appKey: batch.appKey, receivedAt: batch.receivedAt, sent: batch.events.length, keys, rowsJson: JSON.stringify(rows) };
+  return {
+    appKey: batch.appKey,
+    receivedAt: batch.receivedAt,
+    sent: batch.events.length,
+    keys,
+    rowsJson: JSON.stringify(rows),
+  };
 }
 
 /**
@@ -73,7 +79,10 @@ export function prepareBatch(batch: Batch): PreparedBatch {
  * batch repeats an eventId of an earlier batch of the same app: such a batch goes to a following statement (rare: a
  * retry racing its first attempt), where the earlier copy is already stored and its own is told a duplicate.
  */
-export async function storePreparedBatches(db: Kysely<Database>, batches: readonly PreparedBatch[]): Promise<StoreResult[]> {
+export async function storePreparedBatches(
+  db: Kysely<Database>,
+  batches: readonly PreparedBatch[],
+): Promise<StoreResult[]> {
   const results: StoreResult[] = new Array(batches.length);
   let rest = batches.map((batch, index) => ({ batch, index }));
   while (rest.length > 0) {
@@ -104,7 +113,11 @@ export async function storePreparedBatches(db: Kysely<Database>, batches: readon
 }
 
 /** One statement for batches whose (app, eventId) pairs are all distinct; `owner` tells each pair's batch. */
-async function storeDistinct(db: Kysely<Database>, batches: readonly PreparedBatch[], owner: ReadonlyMap<string, number>): Promise<StoreResult[]> {
+async function storeDistinct(
+  db: Kysely<Database>,
+  batches: readonly PreparedBatch[],
+  owner: ReadonlyMap<string, number>,
+): Promise<StoreResult[]> {
   // The batches' arrays as one: their insides joined (an empty batch, all rejected, adds nothing).
   const inner = batches.map((batch) => batch.rowsJson.slice(1, -1)).filter((rows) => rows.length > 0);
   const stored = batches.map(() => 0);
@@ -112,8 +125,13 @@ async function storeDistinct(db: Kysely<Database>, batches: readonly PreparedBat
   if (inner.length > 0) {
     // Hour lists keep what any event still to come can need: none is older than maxEventAgeMs when received (a margin
     // of two days covers batches waiting in a queue and clocks that disagree).
-    const keepFrom = Math.floor((Math.min(...batches.map((batch) => batch.receivedAt)) - limits.maxEventAgeMs) / HOUR) - 48;
-    const { rows: answer } = await storeStatement(`[${inner.join(',')}]`, JSON.stringify(receivedRows(batches)), keepFrom).execute(db);
+    const keepFrom =
+      Math.floor((Math.min(...batches.map((batch) => batch.receivedAt)) - limits.maxEventAgeMs) / HOUR) - 48;
+    const { rows: answer } = await storeStatement(
+      `[${inner.join(',')}]`,
+      JSON.stringify(receivedRows(batches)),
+      keepFrom,
+    ).execute(db);
     // Which batches stored events of each issue, to tell them of its change.
     const batchesOfIssue = new Map<string, Set<number>>();
     const changes: StatementRow[] = [];
@@ -132,7 +150,12 @@ async function storeDistinct(db: Kysely<Database>, batches: readonly PreparedBat
     }
     for (const change of changes) {
       for (const index of batchesOfIssue.get(`${change.app_key}\u0000${change.fingerprint}`) ?? []) {
-        issueChanges[index]?.push({ appKey: change.app_key, fingerprint: change.fingerprint, created: change.created === true, regressed: change.regressed === true });
+        issueChanges[index]?.push({
+          appKey: change.app_key,
+          fingerprint: change.fingerprint,
+          created: change.created === true,
+          regressed: change.regressed === true,
+        });
       }
     }
   }

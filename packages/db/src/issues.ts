@@ -71,7 +71,10 @@ export interface IssueListQuery {
  * The search reads search_text, lower-cased when the issue was written, so a search costs a byte search per issue.
  * Release and environment come from issue_facets, whose key finds an app's issues seen with a value.
  */
-export async function listIssues(db: Kysely<Database>, query: IssueListQuery): Promise<{ rows: IssueRow[]; hasMore: boolean; total: number }> {
+export async function listIssues(
+  db: Kysely<Database>,
+  query: IssueListQuery,
+): Promise<{ rows: IssueRow[]; hasMore: boolean; total: number }> {
   const take = query.limit + 1;
   const column = sql.ref(`i.${sortColumns[query.sort]}`);
   const conditions = [sql`a.user_id = ${query.userId}`];
@@ -84,10 +87,14 @@ export async function listIssues(db: Kysely<Database>, query: IssueListQuery): P
   for (const facet of ['release', 'environment'] as const) {
     const value = query[facet];
     if (value === undefined) continue;
-    conditions.push(sql`exists (select from issue_facets f where f.app_key = i.app_key and f.facet = ${facet} and f.value = ${value} and f.fingerprint = i.fingerprint)`);
+    conditions.push(
+      sql`exists (select from issue_facets f where f.app_key = i.app_key and f.facet = ${facet} and f.value = ${value} and f.fingerprint = i.fingerprint)`,
+    );
   }
   const after = query.after;
-  const bound = after ? sql`where (m.sort_key, m.app_key, m.fingerprint) < (${after.value}::int8, ${after.appKey}, ${after.fingerprint})` : sql``;
+  const bound = after
+    ? sql`where (m.sort_key, m.app_key, m.fingerprint) < (${after.value}::int8, ${after.appKey}, ${after.fingerprint})`
+    : sql``;
   const { rows } = await sql<IssueRow & { total: number }>`
     with matching as materialized (
       select i.app_key, i.fingerprint, ${column} as sort_key from issues i join apps a on a.app_key = i.app_key
@@ -106,7 +113,10 @@ export async function listIssues(db: Kysely<Database>, query: IssueListQuery): P
   return { rows: issues.slice(0, query.limit), hasMore: issues.length > query.limit, total };
 }
 
-export async function findIssue(db: Kysely<Database>, query: { userId: string; appKey: string; fingerprint: string }): Promise<IssueRow | undefined> {
+export async function findIssue(
+  db: Kysely<Database>,
+  query: { userId: string; appKey: string; fingerprint: string },
+): Promise<IssueRow | undefined> {
   return db
     .selectFrom('issues')
     .innerJoin('apps', 'apps.app_key', 'issues.app_key')
@@ -169,13 +179,22 @@ export async function listIssueEvents(
   db: Kysely<Database>,
   query: IssueEventsKey & { limit: number; after?: EventCursor | undefined },
 ): Promise<{ events: Array<StoredEvent & { receivedAt: number }>; hasMore: boolean }> {
-  const rows = await newestIssueEvents<{ payload: StoredEvent; received_at: number }>(db, query, sql`payload, received_at`, query.limit + 1, query.after);
+  const rows = await newestIssueEvents<{ payload: StoredEvent; received_at: number }>(
+    db,
+    query,
+    sql`payload, received_at`,
+    query.limit + 1,
+    query.after,
+  );
   const events = rows.slice(0, query.limit).map((row) => ({ ...row.payload, receivedAt: row.received_at }));
   return { events, hasMore: rows.length > query.limit };
 }
 
 /** Events per UTC day over the issue's last 30 days at `now`, oldest first, every day present: from issue_days. */
-export async function issueSeries(db: Kysely<Database>, query: { appKey: string; fingerprint: string; now: number }): Promise<Array<{ start: number; events: number }>> {
+export async function issueSeries(
+  db: Kysely<Database>,
+  query: { appKey: string; fingerprint: string; now: number },
+): Promise<Array<{ start: number; events: number }>> {
   const firstDay = Math.floor(query.now / DAY) - issueSeriesDays + 1;
   const rows = await db
     .selectFrom('issue_days')
@@ -236,7 +255,12 @@ export async function setIssueStatus(
  */
 export async function setIssuesStatus(
   db: Kysely<Database>,
-  query: { userId: string; keys: ReadonlyArray<{ appKey: string; fingerprint: string }>; status: IssueStatus; now: number },
+  query: {
+    userId: string;
+    keys: ReadonlyArray<{ appKey: string; fingerprint: string }>;
+    status: IssueStatus;
+    now: number;
+  },
 ): Promise<number> {
   if (query.keys.length === 0) return 0;
   const keys = sql.join(query.keys.map((key) => sql`(${key.appKey}, ${key.fingerprint})`));

@@ -20,7 +20,10 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
  * Opens the database only to migrate it, then closes it. On PostgreSQL the connection has no statement or read
  * timeout: those guard requests (a few seconds), and a migration over a large table may rightly take longer.
  */
-export async function migrateDatabase(options: { url?: string | undefined; dataDir?: string | undefined }): Promise<string[]> {
+export async function migrateDatabase(options: {
+  url?: string | undefined;
+  dataDir?: string | undefined;
+}): Promise<string[]> {
   const database = await openDatabase({ ...options, maxConnections: 1, timeouts: { statementMs: 0, queryMs: 0 } });
   try {
     return await migrateToLatest(database.db);

@@ -7,7 +7,6 @@ import { everyOutcome, HOUR, type OutcomeCount, type OutcomeReason } from '@coll
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema';
 
-
 export type CountedOutcome = Exclude<OutcomeReason, 'accepted' | 'duplicate'>;
 
 interface PendingCount {

@@ -25,7 +25,9 @@ describe('leaseTokens', () => {
 
   it('never gives concurrent leases more than the bucket holds', async () => {
     const name = bucket();
-    const grants = await Promise.all(Array.from({ length: 20 }, () => leaseTokens(database.db, name, 40, policy, 5_000)));
+    const grants = await Promise.all(
+      Array.from({ length: 20 }, () => leaseTokens(database.db, name, 40, policy, 5_000)),
+    );
     expect(grants.reduce((sum, each) => sum + each.granted, 0)).toBe(500);
   });
 });

@@ -9,8 +9,16 @@ import type { Db } from './schema';
  * Refills the bucket for the time since its last use (at `policy.ratePerSecond`, up to `policy.burst`; a new bucket
  * starts full) and takes up to `want` tokens from it. Returns what was taken, and what was there before.
  */
-export async function leaseTokens(db: Db, bucket: string, want: number, policy: BucketPolicy, now: number): Promise<{ granted: number; available: number }> {
-  await sql`insert into rate_buckets (bucket, tokens, updated_at) values (${bucket}, ${policy.burst}, ${now}) on conflict (bucket) do nothing`.execute(db);
+export async function leaseTokens(
+  db: Db,
+  bucket: string,
+  want: number,
+  policy: BucketPolicy,
+  now: number,
+): Promise<{ granted: number; available: number }> {
+  await sql`insert into rate_buckets (bucket, tokens, updated_at) values (${bucket}, ${policy.burst}, ${now}) on conflict (bucket) do nothing`.execute(
+    db,
+  );
   // The row lock of the update serialises processes leasing from one bucket at once. A clock behind the bucket's
   // (another machine's) refills nothing rather than a negative amount.
   const { rows } = await sql<{ granted: number; available: number }>`

@@ -6,9 +6,9 @@ import { DAY, type StoredEvent } from '@collector/domain';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { insertApp } from './apps';
-import { issueSeries } from './issues';
 import { openDatabase } from './connection';
 import { prepareBatch, storePreparedBatches } from './ingest';
+import { issueSeries } from './issues';
 import { migrateToLatest } from './migrate';
 import { ISSUE_DAYS_BACK, partitionName, runRetention } from './retention';
 
@@ -16,17 +16,36 @@ const database = await openDatabase({ dataDir: 'memory://' });
 afterAll(() => database.close());
 const db = database.db;
 await migrateToLatest(db);
-await sql`insert into users (id, email, password_hash, created_at) values ('user_ret', 'ret@example.com', '-', 0)`.execute(db);
-await insertApp(db, { app_key: 'web_ret', user_id: 'user_ret', name: 'R', type: 'web', created_at: 0, public_key: 'a'.repeat(32) });
+await sql`insert into users (id, email, password_hash, created_at) values ('user_ret', 'ret@example.com', '-', 0)`.execute(
+  db,
+);
+await insertApp(db, {
+  app_key: 'web_ret',
+  user_id: 'user_ret',
+  name: 'R',
+  type: 'web',
+  created_at: 0,
+  public_key: 'a'.repeat(32),
+});
 
 const partitionOf = async (eventId: string) =>
-  (await sql<{ partition: string }>`select tableoid::regclass::text as partition from events where event_id = ${eventId}`.execute(db)).rows[0]?.partition;
+  (
+    await sql<{
+      partition: string;
+    }>`select tableoid::regclass::text as partition from events where event_id = ${eventId}`.execute(db)
+  ).rows[0]?.partition;
 
 describe('retention run: partitions', () => {
   it('moves the events of a day that had no partition out of the default one when it creates it', async () => {
     // Ten days ahead: the migration created partitions two days ahead only, so the event waits in the default one.
     const later = Math.floor(Date.now() / DAY) * DAY + 10 * DAY;
-    const event = { eventId: 'evt_ahead', appKey: 'web_ret', type: 'error' as const, timestamp: later + 1000, fingerprint: 'TypeError:a' };
+    const event = {
+      eventId: 'evt_ahead',
+      appKey: 'web_ret',
+      type: 'error' as const,
+      timestamp: later + 1000,
+      fingerprint: 'TypeError:a',
+    };
     await storePreparedBatches(db, [prepareBatch({ appKey: 'web_ret', events: [event], receivedAt: later + 1000 })]);
     expect(await partitionOf('evt_ahead')).toBe('events_default');
 
@@ -34,20 +53,31 @@ describe('retention run: partitions', () => {
     expect(report.partitionsCreated).toBeGreaterThan(0);
     expect(await partitionOf('evt_ahead')).toBe(partitionName(later / DAY));
     // Its indexes came with it, as for every partition.
-    const { rows } = await sql<{ n: number }>`select count(*)::int4 as n from pg_indexes where tablename = ${partitionName(later / DAY)}`.execute(db);
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int4 as n from pg_indexes where tablename = ${partitionName(later / DAY)}`.execute(db);
     expect(rows[0]?.n).toBe(2);
   });
 
   it('stops between two statements when its signal is aborted', async () => {
     const aborted = new AbortController();
     aborted.abort();
-    await expect(runRetention(db, { retentionDays: 1, maxEventsPerIssue: 10_000 }, Date.now(), { signal: aborted.signal })).rejects.toThrow();
+    await expect(
+      runRetention(db, { retentionDays: 1, maxEventsPerIssue: 10_000 }, Date.now(), { signal: aborted.signal }),
+    ).rejects.toThrow();
   });
 });
 
 describe('retention run: issue_days', () => {
   it('deletes the days older than any series shows, in chunks; the series stays the same', async () => {
-    await insertApp(db, { app_key: 'web_days', user_id: 'user_ret', name: 'D', type: 'web', created_at: 0, public_key: 'b'.repeat(32) });
+    await insertApp(db, {
+      app_key: 'web_days',
+      user_id: 'user_ret',
+      name: 'D',
+      type: 'web',
+      created_at: 0,
+      public_key: 'b'.repeat(32),
+    });
     const now = Math.floor(Date.now() / DAY) * DAY + 12 * 3_600_000;
     const today = now / DAY - 0.5;
     // Two issues, each with events on days from 45 back to today, every batch received when its events happened.
@@ -64,8 +94,15 @@ describe('retention run: issue_days', () => {
       await storePreparedBatches(db, [prepareBatch({ appKey: 'web_days', events, receivedAt: at })]);
     }
     const days = async () =>
-      (await sql<{ day: number }>`select distinct day from issue_days where app_key = 'web_days' order by day`.execute(db)).rows.map((row) => today - row.day);
-    const series = () => Promise.all(['TypeError:a', 'RangeError:b'].map((fingerprint) => issueSeries(db, { appKey: 'web_days', fingerprint, now })));
+      (
+        await sql<{ day: number }>`select distinct day from issue_days where app_key = 'web_days' order by day`.execute(
+          db,
+        )
+      ).rows.map((row) => today - row.day);
+    const series = () =>
+      Promise.all(
+        ['TypeError:a', 'RangeError:b'].map((fingerprint) => issueSeries(db, { appKey: 'web_days', fingerprint, now })),
+      );
     expect(await days()).toEqual(daysBack);
     const before = await series();
     expect(before[0]?.filter((day) => day.events > 0)).toHaveLength(3);
@@ -82,7 +119,14 @@ describe('retention run: issue_days', () => {
 
 describe('retention run: dropped days', () => {
   it('counts the events of each dropped day per app and minute, walking the index in ranges, before the drop', async () => {
-    await insertApp(db, { app_key: 'web_drop', user_id: 'user_ret', name: 'X', type: 'web', created_at: 0, public_key: 'c'.repeat(32) });
+    await insertApp(db, {
+      app_key: 'web_drop',
+      user_id: 'user_ret',
+      name: 'X',
+      type: 'web',
+      created_at: 0,
+      public_key: 'c'.repeat(32),
+    });
     const now = Math.floor(Date.now() / DAY) * DAY + 12 * 3_600_000;
     const day = now - 20 * DAY - 12 * 3_600_000;
     // 45 events over three minutes of a day 20 days back, ties included; a failed request every third.
@@ -102,7 +146,11 @@ describe('retention run: dropped days', () => {
     expect(report.eventsDropped).toBeGreaterThanOrEqual(45);
     expect(await partitionOf('evt_drop_0')).toBeUndefined();
     const { rows } = await sql<{ minute: number; events: number; errors: number; failed_requests: number }>`
-      select minute, events, errors, failed_requests from deleted_event_minutes where app_key = 'web_drop' order by minute`.execute(db);
-    expect(rows).toEqual([0, 1, 2].map((i) => ({ minute: day / 60_000 + i, events: 15, errors: 10, failed_requests: 5 })));
+      select minute, events, errors, failed_requests from deleted_event_minutes where app_key = 'web_drop' order by minute`.execute(
+      db,
+    );
+    expect(rows).toEqual(
+      [0, 1, 2].map((i) => ({ minute: day / 60_000 + i, events: 15, errors: 10, failed_requests: 5 })),
+    );
   });
 });

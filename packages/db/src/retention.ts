@@ -106,7 +106,11 @@ export async function runRetention(
   const today = Math.floor(now / DAY);
   // Days before the cut-off get no partition: an event that old when it arrives lands in the default partition and is
   // deleted by the next run, as the contract says.
-  report.partitionsCreated = await createPartitions(db, Math.max(Math.floor(cutoff / DAY), today - EVENT_ID_MEMORY_DAYS - 1), today + DAYS_AHEAD);
+  report.partitionsCreated = await createPartitions(
+    db,
+    Math.max(Math.floor(cutoff / DAY), today - EVENT_ID_MEMORY_DAYS - 1),
+    today + DAYS_AHEAD,
+  );
   const dropped = await dropPartitionsBefore(db, cutoff, pace);
   report.partitionsDropped = dropped.partitions;
   report.eventsDropped = dropped.events;
@@ -114,7 +118,11 @@ export async function runRetention(
   const capped = await capIssuePayloads(db, policy.maxEventsPerIssue, pace);
   report.payloadsCapped = capped.payloads;
   report.issuesCapped = capped.issues;
-  report.eventIdsForgotten = await forgetEventIds(db, today - Math.max(policy.retentionDays, EVENT_ID_MEMORY_DAYS) - 1, pace);
+  report.eventIdsForgotten = await forgetEventIds(
+    db,
+    today - Math.max(policy.retentionDays, EVENT_ID_MEMORY_DAYS) - 1,
+    pace,
+  );
   const activityFrom = Math.floor(now / HOUR) - Math.max(policy.retentionDays, ACTIVITY_MARGIN_DAYS) * 24;
   report.activityRowsTrimmed = await trimActivityHours(db, activityFrom, pace);
   report.issueDaysTrimmed = await trimIssueDays(db, today - ISSUE_DAYS_BACK, pace);
@@ -123,7 +131,9 @@ export async function runRetention(
 
 async function partitions(db: Kysely<Database>): Promise<Array<{ name: string; day: number }>> {
   const { rows } = await sql<{ name: string }>`
-    select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'events'::regclass`.execute(db);
+    select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'events'::regclass`.execute(
+    db,
+  );
   return rows.flatMap((row) => {
     const day = dayOfPartition(row.name);
     return day === undefined ? [] : [{ name: row.name, day }];
@@ -167,11 +177,15 @@ async function createPartitions(db: Kysely<Database>, fromDay: number, toDay: nu
         // Created standalone and attached: CREATE TABLE ... PARTITION OF would lock events against inserts meanwhile.
         // The payload's compression (lz4 where the server has it, migration 0015) comes with LIKE.
         // Events of that day already in the default partition move with it (ATTACH refuses to leave them behind).
-        await sql`create table ${sql.id(name)} (like events including defaults including constraints including compression)`.execute(tx);
+        await sql`create table ${sql.id(name)} (like events including defaults including constraints including compression)`.execute(
+          tx,
+        );
         await sql`
           with moved as (delete from events_default where timestamp >= ${day * DAY} and timestamp < ${(day + 1) * DAY} returning *)
           insert into ${sql.id(name)} select * from moved`.execute(tx);
-        await sql`alter table events attach partition ${sql.id(name)} for values from (${sql.lit(day * DAY)}) to (${sql.lit((day + 1) * DAY)})`.execute(tx);
+        await sql`alter table events attach partition ${sql.id(name)} for values from (${sql.lit(day * DAY)}) to (${sql.lit((day + 1) * DAY)})`.execute(
+          tx,
+        );
       });
       created += 1;
     } catch (error) {
@@ -190,7 +204,11 @@ async function createPartitions(db: Kysely<Database>, fromDay: number, toDay: nu
  * one holding events while it waits would deadlock with the DROP: the lock_timeout ends that at once, on this side
  * (the days are deleted in chunks below instead), or PostgreSQL aborts the writer, which the event writer retries.
  */
-async function dropPartitionsBefore(db: Kysely<Database>, cutoff: number, pace: Pace): Promise<{ partitions: number; events: number }> {
+async function dropPartitionsBefore(
+  db: Kysely<Database>,
+  cutoff: number,
+  pace: Pace,
+): Promise<{ partitions: number; events: number }> {
   const expired = (await partitions(db)).filter((partition) => (partition.day + 1) * DAY <= cutoff);
   if (expired.length === 0) return { partitions: 0, events: 0 };
   const tables = sql.join(expired.map((partition) => sql.id(partition.name)));
@@ -228,7 +246,9 @@ async function countPartition(db: Kysely<Database>, name: string, { chunk, signa
     for (;;) {
       signal?.throwIfAborted();
       const { rows } = await sql<{ timestamp: number }>`
-        select timestamp from ${table} where app_key = ${appKey} and timestamp > ${after} order by timestamp offset ${chunk - 1} limit 1`.execute(db);
+        select timestamp from ${table} where app_key = ${appKey} and timestamp > ${after} order by timestamp offset ${chunk - 1} limit 1`.execute(
+        db,
+      );
       const end = rows[0]?.timestamp;
       const upTo = end === undefined ? sql`` : sql`and timestamp <= ${end}`;
       const { rows: sums } = await sql<{ n: number }>`
@@ -269,11 +289,17 @@ async function deleteEventsBefore(db: Kysely<Database>, cutoff: number, { chunk,
  * of their newest `max` events (order: timestamp, then eventId, as the issue's event list shows them). Counts live in
  * issues and are untouched; the ids stay in event_ids, so a retry is still a duplicate.
  */
-async function capIssuePayloads(db: Kysely<Database>, max: number, { chunk, signal }: Pace): Promise<{ payloads: number; issues: number }> {
+async function capIssuePayloads(
+  db: Kysely<Database>,
+  max: number,
+  { chunk, signal }: Pace,
+): Promise<{ payloads: number; issues: number }> {
   const { rows: grown } = await sql<{ app_key: string; fingerprint: string; event_count: number }>`
     select i.app_key, i.fingerprint, i.event_count from issues i
     left join issue_payload_trims t on t.app_key = i.app_key and t.fingerprint = i.fingerprint
-    where i.event_count > ${max} and (t.event_count is null or i.event_count > t.event_count or t.max_events > ${max})`.execute(db);
+    where i.event_count > ${max} and (t.event_count is null or i.event_count > t.event_count or t.max_events > ${max})`.execute(
+    db,
+  );
   let payloads = 0;
   let issues = 0;
   for (const issue of grown) {
@@ -291,14 +317,21 @@ async function capIssuePayloads(db: Kysely<Database>, max: number, { chunk, sign
             and (timestamp, event_id) <= (${newestDropped.timestamp}::int8, ${newestDropped.event_id})
           order by timestamp, event_id offset ${chunk} limit 1`.execute(db);
         const end = next[0];
-        const bound = end ? sql`(timestamp, event_id) < (${end.timestamp}::int8, ${end.event_id})` : sql`(timestamp, event_id) <= (${newestDropped.timestamp}::int8, ${newestDropped.event_id})`;
-        payloads += await deleteAndCount(db, sql`app_key = ${issue.app_key} and fingerprint = ${issue.fingerprint} and ${bound}`);
+        const bound = end
+          ? sql`(timestamp, event_id) < (${end.timestamp}::int8, ${end.event_id})`
+          : sql`(timestamp, event_id) <= (${newestDropped.timestamp}::int8, ${newestDropped.event_id})`;
+        payloads += await deleteAndCount(
+          db,
+          sql`app_key = ${issue.app_key} and fingerprint = ${issue.fingerprint} and ${bound}`,
+        );
         if (!end) break;
       }
     }
     await sql`
       insert into issue_payload_trims as t (app_key, fingerprint, event_count, max_events) values (${issue.app_key}, ${issue.fingerprint}, ${issue.event_count}, ${max})
-      on conflict (app_key, fingerprint) do update set event_count = excluded.event_count, max_events = excluded.max_events`.execute(db);
+      on conflict (app_key, fingerprint) do update set event_count = excluded.event_count, max_events = excluded.max_events`.execute(
+      db,
+    );
   }
   return { payloads, issues };
 }
@@ -307,7 +340,10 @@ async function forgetEventIds(db: Kysely<Database>, beforeDay: number, { chunk, 
   let forgotten = 0;
   for (;;) {
     signal?.throwIfAborted();
-    const result = await sql`delete from event_ids where ctid = any(array(select ctid from event_ids where day < ${beforeDay} limit ${chunk}))`.execute(db);
+    const result =
+      await sql`delete from event_ids where ctid = any(array(select ctid from event_ids where day < ${beforeDay} limit ${chunk}))`.execute(
+        db,
+      );
     const n = Number(result.numAffectedRows ?? 0);
     forgotten += n;
     if (n < chunk) return forgotten;
@@ -327,7 +363,9 @@ async function trimActivityHours(db: Kysely<Database>, fromHour: number, { chunk
         signal?.throwIfAborted();
         const result = await sql`
           delete from activity_hours where ctid = any(array(
-            select ctid from activity_hours where app_key = ${appKey} and kind = ${kind} and hour < ${fromHour} limit ${chunk}))`.execute(db);
+            select ctid from activity_hours where app_key = ${appKey} and kind = ${kind} and hour < ${fromHour} limit ${chunk}))`.execute(
+          db,
+        );
         const n = Number(result.numAffectedRows ?? 0);
         trimmed += n;
         if (n < chunk) break;
@@ -347,8 +385,16 @@ async function trimIssueDays(db: Kysely<Database>, fromDay: number, { chunk, sig
   let after: { app_key: string; fingerprint: string; day: number } | undefined;
   for (;;) {
     signal?.throwIfAborted();
-    const start = after ? sql`and (app_key, fingerprint, day) > (${after.app_key}, ${after.fingerprint}, ${after.day}::int4)` : sql``;
-    const { rows } = await sql<{ doomed: number; deleted: number; app_key: string | null; fingerprint: string | null; day: number | null }>`
+    const start = after
+      ? sql`and (app_key, fingerprint, day) > (${after.app_key}, ${after.fingerprint}, ${after.day}::int4)`
+      : sql``;
+    const { rows } = await sql<{
+      doomed: number;
+      deleted: number;
+      app_key: string | null;
+      fingerprint: string | null;
+      day: number | null;
+    }>`
       with doomed as materialized (
         select app_key, fingerprint, day from issue_days where day < ${fromDay} ${start}
         order by app_key, fingerprint, day limit ${chunk}
@@ -358,10 +404,13 @@ async function trimIssueDays(db: Kysely<Database>, fromDay: number, { chunk, sig
         returning 1
       )
       select (select count(*) from doomed)::int8 as doomed, (select count(*) from deleted)::int8 as deleted, l.app_key, l.fingerprint, l.day
-      from (select 1) one left join (select * from doomed order by app_key desc, fingerprint desc, day desc limit 1) l on true`.execute(db);
+      from (select 1) one left join (select * from doomed order by app_key desc, fingerprint desc, day desc limit 1) l on true`.execute(
+      db,
+    );
     const row = rows[0];
     trimmed += Number(row?.deleted ?? 0);
-    if (!row || Number(row.doomed) < chunk || row.app_key === null || row.fingerprint === null || row.day === null) return trimmed;
+    if (!row || Number(row.doomed) < chunk || row.app_key === null || row.fingerprint === null || row.day === null)
+      return trimmed;
     after = { app_key: row.app_key, fingerprint: row.fingerprint, day: Number(row.day) };
   }
 }

@@ -1,6 +1,7 @@
 // Table types. Timestamps are ms since epoch in int8 columns; both backends return int8 as number (see connection.ts).
-import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+
 import type { AlertChannel, StoredEvent } from '@collector/domain';
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 export interface UsersTable {
   id: string;

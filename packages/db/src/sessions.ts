@@ -7,7 +7,10 @@ export async function insertSession(db: Kysely<Database>, session: SessionRow): 
 
 export type SessionWithUser = SessionRow & { user: Pick<UserRow, 'id' | 'email' | 'created_at'> };
 
-export async function findSessionWithUser(db: Kysely<Database>, sessionId: string): Promise<SessionWithUser | undefined> {
+export async function findSessionWithUser(
+  db: Kysely<Database>,
+  sessionId: string,
+): Promise<SessionWithUser | undefined> {
   const row = await db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')

@@ -3,7 +3,10 @@ import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema';
 
 /** Hourly counts summed over the user's apps (or one), for hours starting in [fromHour, to). */
-export async function hourlyTotals(db: Kysely<Database>, query: { userId: string; appKey?: string | undefined; fromHour: number; to: number }): Promise<TimeBucket[]> {
+export async function hourlyTotals(
+  db: Kysely<Database>,
+  query: { userId: string; appKey?: string | undefined; fromHour: number; to: number },
+): Promise<TimeBucket[]> {
   let apps = db.selectFrom('apps').select('app_key').where('user_id', '=', query.userId);
   if (query.appKey !== undefined) apps = apps.where('app_key', '=', query.appKey);
   return db

@@ -7,7 +7,10 @@ export function toUser(row: Pick<UserRow, 'id' | 'email' | 'created_at'>): User 
 }
 
 /** Inserts the user unless the e-mail is taken; returns false when it is. */
-export async function insertUser(db: Kysely<Database>, user: { id: string; email: string; passwordHash: string; createdAt: number }): Promise<boolean> {
+export async function insertUser(
+  db: Kysely<Database>,
+  user: { id: string; email: string; passwordHash: string; createdAt: number },
+): Promise<boolean> {
   const inserted = await db
     .insertInto('users')
     .values({ id: user.id, email: user.email, password_hash: user.passwordHash, created_at: user.createdAt })

@@ -23,7 +23,9 @@ export const testBackend: 'postgres' | 'embedded' = process.env.TEST_DATABASE_UR
 const TEMPLATE = 'collector_template';
 
 /** For the global setup: migrates TEST_DATABASE_URL, or starts the embedded cluster. Returns the teardown. */
-export async function setUpTestDatabases(provide: (cluster: { adminUrl: string; template: string } | undefined) => void): Promise<() => Promise<void>> {
+export async function setUpTestDatabases(
+  provide: (cluster: { adminUrl: string; template: string } | undefined) => void,
+): Promise<() => Promise<void>> {
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
     const database = await openDatabase({ url });
@@ -55,7 +57,11 @@ export async function setUpTestDatabases(provide: (cluster: { adminUrl: string; 
 let sequence = 0;
 
 /** Creates database `<prefix>_<pid>_<time>_<n>` from a template on the server of `serverUrl`; its URL. */
-async function createDatabase(serverUrl: string, prefix: string, template: string): Promise<{ name: string; url: string }> {
+async function createDatabase(
+  serverUrl: string,
+  prefix: string,
+  template: string,
+): Promise<{ name: string; url: string }> {
   sequence += 1;
   const name = `${prefix}_${process.pid}_${Date.now().toString(36)}_${sequence}`;
   const admin = new pg.Client(serverUrl);

@@ -23,7 +23,16 @@ describe('emailSchema', () => {
   });
 
   it('rejects what is not an address', () => {
-    for (const input of ['', '   ', 'alice', 'alice@', '@example.com', 'alice@example', 'alice example@example.com', 'a@@example.com']) {
+    for (const input of [
+      '',
+      '   ',
+      'alice',
+      'alice@',
+      '@example.com',
+      'alice@example',
+      'alice example@example.com',
+      'a@@example.com',
+    ]) {
       expect(emailSchema.safeParse(input).success).toBe(false);
     }
   });

@@ -21,7 +21,13 @@ describe('nextAttemptAt', () => {
 describe('alertChannelSchema', () => {
   it('takes http and https webhooks and refuses other schemes and credentials in the URL', () => {
     expect(alertChannelSchema.safeParse({ type: 'webhook', url: 'https://hooks.example.com/x' }).success).toBe(true);
-    for (const url of ['ftp://example.com/', 'file:///etc/passwd', 'javascript:alert(1)', 'not a url', 'https://user:pw@example.com/']) {
+    for (const url of [
+      'ftp://example.com/',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'not a url',
+      'https://user:pw@example.com/',
+    ]) {
       expect(alertChannelSchema.safeParse({ type: 'webhook', url }).success, url).toBe(false);
     }
     expect(alertChannelSchema.safeParse({ type: 'email', to: 'ops@example.com' }).success).toBe(true);

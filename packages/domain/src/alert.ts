@@ -14,8 +14,16 @@ export type DeliveryStatus = (typeof deliveryStatuses)[number];
 export const spikeLimits = { minEvents: 1, maxEvents: 1_000_000_000, minMinutes: 1, maxMinutes: 1440 } as const;
 
 export const spikeSchema = z.object({
-  events: z.int().min(spikeLimits.minEvents).max(spikeLimits.maxEvents).meta({ description: 'At least this many events of one issue…' }),
-  minutes: z.int().min(spikeLimits.minMinutes).max(spikeLimits.maxMinutes).meta({ description: '…within this many minutes (whole minutes of receipt)' }),
+  events: z
+    .int()
+    .min(spikeLimits.minEvents)
+    .max(spikeLimits.maxEvents)
+    .meta({ description: 'At least this many events of one issue…' }),
+  minutes: z
+    .int()
+    .min(spikeLimits.minMinutes)
+    .max(spikeLimits.maxMinutes)
+    .meta({ description: '…within this many minutes (whole minutes of receipt)' }),
 });
 export type Spike = z.output<typeof spikeSchema>;
 
@@ -28,8 +36,14 @@ export const webhookUrlSchema = z
   .min(1)
   .max(webhookUrlMaxChars)
   .refine(isStorableText, UNSTORABLE_MESSAGE)
-  .refine((text) => URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol), 'must be an http:// or https:// URL')
-  .refine((text) => !URL.canParse(text) || (new URL(text).username === '' && new URL(text).password === ''), 'must not carry a user name or password')
+  .refine(
+    (text) => URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol),
+    'must be an http:// or https:// URL',
+  )
+  .refine(
+    (text) => !URL.canParse(text) || (new URL(text).username === '' && new URL(text).password === ''),
+    'must not carry a user name or password',
+  )
   .meta({ format: 'uri', description: 'http:// or https:// only' });
 
 export const alertChannelSchema = z.discriminatedUnion('type', [
@@ -66,7 +80,11 @@ export const deliveryRetryWindowMs = 24 * 3_600_000;
  * When the next attempt is due after `attempts` failed ones: firstRetryMs after the first, doubling, and never later
  * than the end of the retry window (a last attempt there); null once that window is spent.
  */
-export function nextAttemptAt(delivery: { createdAt: number; attempts: number }, now: number, firstRetryMs: number): number | null {
+export function nextAttemptAt(
+  delivery: { createdAt: number; attempts: number },
+  now: number,
+  firstRetryMs: number,
+): number | null {
   const end = delivery.createdAt + deliveryRetryWindowMs;
   if (now >= end) return null;
   const delay = firstRetryMs * 2 ** Math.min(Math.max(delivery.attempts - 1, 0), 30);

@@ -21,7 +21,8 @@ describe('appTypeSchema', () => {
   it('accepts the contract types only', () => {
     expect(appTypes).toEqual(['web', 'node', 'ios', 'android', 'react-native', 'flutter', 'electron', 'other']);
     for (const type of appTypes) expect(appTypeSchema.parse(type)).toBe(type);
-    for (const type of ['Web', 'browser', '', 'react_native']) expect(appTypeSchema.safeParse(type).success).toBe(false);
+    for (const type of ['Web', 'browser', '', 'react_native'])
+      expect(appTypeSchema.safeParse(type).success).toBe(false);
   });
 });
 

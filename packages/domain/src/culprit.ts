@@ -11,7 +11,8 @@ const CULPRIT_CHARS = 300;
  */
 function isInApp(location: string): boolean {
   if (location === '' || location === 'native' || location === '<anonymous>') return false;
-  if (/^(node:|internal\/|chrome-extension:|moz-extension:|safari-extension:|webkit-masked-url:)/.test(location)) return false;
+  if (/^(node:|internal\/|chrome-extension:|moz-extension:|safari-extension:|webkit-masked-url:)/.test(location))
+    return false;
   if (location.includes('/node_modules/')) return false;
   const path = location.split(/[?#]/, 1)[0] ?? '';
   const base = path.slice(path.lastIndexOf('/') + 1);

@@ -53,16 +53,33 @@ describe('judgeEvent: accepted events', () => {
 
   it('accepts the minimal event and falls back to the type as errorType', () => {
     const event = accepted({ eventId: 'evt_1', type: 'error', timestamp: RECEIVED_AT });
-    expect(event).toEqual({ eventId: 'evt_1', type: 'error', timestamp: RECEIVED_AT, appKey: APP_KEY, fingerprint: computeFingerprint({ errorType: 'error' }) });
+    expect(event).toEqual({
+      eventId: 'evt_1',
+      type: 'error',
+      timestamp: RECEIVED_AT,
+      appKey: APP_KEY,
+      fingerprint: computeFingerprint({ errorType: 'error' }),
+    });
     expect(event.fingerprint).toMatch(/^error:[0-9a-f]{16}$/);
   });
 
   it('fingerprints a request event under "request" by method, path and status', () => {
-    const request = (url: string) => accepted({ eventId: 'evt_r', type: 'request', timestamp: RECEIVED_AT, request: { method: 'GET', url, status: 503, durationMs: 120 } });
+    const request = (url: string) =>
+      accepted({
+        eventId: 'evt_r',
+        type: 'request',
+        timestamp: RECEIVED_AT,
+        request: { method: 'GET', url, status: 503, durationMs: 120 },
+      });
     const first = request('https://api.example.com/users/1?x=1');
     expect(first.fingerprint).toMatch(/^request:[0-9a-f]{16}$/);
     expect(request('https://api.example.com/users/2').fingerprint).toBe(first.fingerprint);
-    expect(first.request).toEqual({ method: 'GET', url: 'https://api.example.com/users/1?x=1', status: 503, durationMs: 120 });
+    expect(first.request).toEqual({
+      method: 'GET',
+      url: 'https://api.example.com/users/1?x=1',
+      status: 503,
+      durationMs: 120,
+    });
   });
 
   it('accepts an appKey equal to the batch one', () => {
@@ -70,11 +87,15 @@ describe('judgeEvent: accepted events', () => {
   });
 
   it('keeps a fingerprint sent by the client', () => {
-    expect(accepted(valid({ fingerprint: 'CustomGroup:checkout-flow.v2' })).fingerprint).toBe('CustomGroup:checkout-flow.v2');
+    expect(accepted(valid({ fingerprint: 'CustomGroup:checkout-flow.v2' })).fingerprint).toBe(
+      'CustomGroup:checkout-flow.v2',
+    );
   });
 
   it('rejects a client fingerprint of the wrong shape', () => {
-    expect(rejected(valid({ fingerprint: 'no colon here' })).message).toBe('fingerprint: must look like <errorType>:<hash>');
+    expect(rejected(valid({ fingerprint: 'no colon here' })).message).toBe(
+      'fingerprint: must look like <errorType>:<hash>',
+    );
   });
 
   it('keeps optional context fields', () => {
@@ -87,7 +108,9 @@ describe('judgeEvent: accepted events', () => {
       userAgent: 'Mozilla/5.0',
       release: '2024.06.01',
       environment: 'production',
-      breadcrumbs: [{ timestamp: RECEIVED_AT - 10, category: 'ui.click', message: 'clicked', level: 'info', data: { id: 'buy' } }],
+      breadcrumbs: [
+        { timestamp: RECEIVED_AT - 10, category: 'ui.click', message: 'clicked', level: 'info', data: { id: 'buy' } },
+      ],
     };
     expect(accepted(valid(extra))).toMatchObject(extra);
   });
@@ -132,13 +155,21 @@ describe('judgeEvent: required fields and types', () => {
   });
 
   it('keeps text with NUL bytes and lone surrogates in a storable form, keys included', () => {
-    const verdict = judgeEvent(valid({ message: 'a\u0000b\ud800c', breadcrumbs: [{ data: { 'k\u0000': '\udc00' } }] }), context);
+    const verdict = judgeEvent(
+      valid({ message: 'a\u0000b\ud800c', breadcrumbs: [{ data: { 'k\u0000': '\udc00' } }] }),
+      context,
+    );
     expect(verdict.ok && verdict.event.message).toBe('ab\ufffdc');
     expect(verdict.ok && verdict.event.breadcrumbs?.[0]?.data).toEqual({ k: '\ufffd' });
   });
 
   it('fingerprints hostile stacks and messages without backtracking (a hang guard, not a benchmark)', () => {
-    const hostile = ['@'.repeat(32_760) + ':'.repeat(32_760), ' '.repeat(65_536), `    at ${'-a1'.repeat(21_845)}`, 'abcdef'.repeat(10_000)];
+    const hostile = [
+      '@'.repeat(32_760) + ':'.repeat(32_760),
+      ' '.repeat(65_536),
+      `    at ${'-a1'.repeat(21_845)}`,
+      'abcdef'.repeat(10_000),
+    ];
     for (let round = 0; round < 10; round++) {
       for (const text of hostile) {
         const verdict = judgeEvent(valid({ message: text, stack: text }), context);
@@ -193,7 +224,9 @@ describe('judgeEvent: required fields and types', () => {
     expect(accepted(valid({ platform: 'p'.repeat(32) })).platform).toBe('p'.repeat(32));
     expect(rejected(valid({ platform: 'p'.repeat(33) })).message).toBe('platform: must contain at most 32 characters');
     expect(accepted(valid({ errorType: 'E'.repeat(64) })).errorType).toBe('E'.repeat(64));
-    expect(rejected(valid({ errorType: 'E'.repeat(65) })).message).toBe('errorType: must contain at most 64 characters');
+    expect(rejected(valid({ errorType: 'E'.repeat(65) })).message).toBe(
+      'errorType: must contain at most 64 characters',
+    );
   });
 });
 
@@ -267,7 +300,12 @@ describe('judgeEvent: timestamp window', () => {
   const judgeAt = (timestamp: number) => accepted(valid({ timestamp }));
 
   it('keeps a timestamp inside the window untouched', () => {
-    for (const timestamp of [RECEIVED_AT, RECEIVED_AT + 60_000, RECEIVED_AT - limits.maxEventAgeMs, RECEIVED_AT - 86_400_000]) {
+    for (const timestamp of [
+      RECEIVED_AT,
+      RECEIVED_AT + 60_000,
+      RECEIVED_AT - limits.maxEventAgeMs,
+      RECEIVED_AT - 86_400_000,
+    ]) {
       const event = judgeAt(timestamp);
       expect(event.timestamp).toBe(timestamp);
       expect(event.clientTimestamp).toBeUndefined();
@@ -341,9 +379,9 @@ describe('displayMessage and errorTypeOf', () => {
   });
 
   it('names a failed request without its query', () => {
-    expect(displayMessage({ request: { method: 'post', url: 'https://api.example.com/orders?id=7#x', status: 502 } })).toBe(
-      'POST https://api.example.com/orders failed with 502',
-    );
+    expect(
+      displayMessage({ request: { method: 'post', url: 'https://api.example.com/orders?id=7#x', status: 502 } }),
+    ).toBe('POST https://api.example.com/orders failed with 502');
     expect(displayMessage({ request: { method: 'GET', url: '/ping' } })).toBe('GET /ping failed');
   });
 
@@ -359,14 +397,21 @@ describe('displayMessage and errorTypeOf', () => {
 
 describe('judgeEvent: structured frames and level', () => {
   it('keeps frames and level as sent', () => {
-    const frames = [{ function: 'renderCart', file: 'https://x.test/app.js', line: 1, column: 2, inApp: true }, { file: 'node:internal/x' }];
+    const frames = [
+      { function: 'renderCart', file: 'https://x.test/app.js', line: 1, column: 2, inApp: true },
+      { file: 'node:internal/x' },
+    ];
     expect(accepted(valid({ frames, level: 'warning' }))).toMatchObject({ frames, level: 'warning' });
   });
 
   it('bounds them: frame count, text lengths, known levels', () => {
     const frame = { function: 'f', file: 'a.js', line: 1 };
-    expect(rejected(valid({ frames: Array.from({ length: limits.stackFrames + 1 }, () => frame) })).message).toMatch(/^frames/);
-    expect(rejected(valid({ frames: [{ function: 'f'.repeat(limits.frameFunctionChars + 1) }] })).message).toMatch(/^frames/);
+    expect(rejected(valid({ frames: Array.from({ length: limits.stackFrames + 1 }, () => frame) })).message).toMatch(
+      /^frames/,
+    );
+    expect(rejected(valid({ frames: [{ function: 'f'.repeat(limits.frameFunctionChars + 1) }] })).message).toMatch(
+      /^frames/,
+    );
     expect(rejected(valid({ frames: [{ file: 'a'.repeat(limits.frameFileChars + 1) }] })).message).toMatch(/^frames/);
     expect(rejected(valid({ frames: [{ line: 1.5 }] })).message).toMatch(/^frames/);
     expect(rejected(valid({ level: 'loud' })).message).toMatch(/^level/);

@@ -9,7 +9,12 @@ export const eventTypes = ['error', 'request'] as const;
 export type EventType = (typeof eventTypes)[number];
 
 const prefixedId = (prefix: string, maxChars: number) =>
-  z.string().regex(new RegExp(`^${prefix}[A-Za-z0-9_-]{1,${maxChars}}$`), `must look like ${prefix}<id> (letters, digits, _ and -)`);
+  z
+    .string()
+    .regex(
+      new RegExp(`^${prefix}[A-Za-z0-9_-]{1,${maxChars}}$`),
+      `must look like ${prefix}<id> (letters, digits, _ and -)`,
+    );
 
 // Missing stays zod's own "received undefined" (reported as "is required"); any other wrong value reads as the contract writes it.
 // Any integer is taken: one out of range is replaced by the time of receipt in judgeEvent, not rejected.
@@ -31,7 +36,9 @@ export const breadcrumbSchema = z.object({
   data: z.record(z.string(), z.unknown()).optional(),
 });
 
-const breadcrumbInputSchema = breadcrumbSchema.extend({ message: truncatedTo(limits.breadcrumbMessageBytes).optional() });
+const breadcrumbInputSchema = breadcrumbSchema.extend({
+  message: truncatedTo(limits.breadcrumbMessageBytes).optional(),
+});
 
 export const requestInfoSchema = z.object({
   method: z.string().regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method'),
@@ -64,7 +71,10 @@ const eventFields = {
   type: z.enum(eventTypes),
   timestamp: eventTimestampSchema,
   platform: z.string().min(1).max(eventFieldChars.platform).optional(),
-  sdkVersion: z.string().regex(/^\d{1,9}(\.\d{1,9}){0,3}$/, 'must be dotted numeric, like 1.4.2').optional(),
+  sdkVersion: z
+    .string()
+    .regex(/^\d{1,9}(\.\d{1,9}){0,3}$/, 'must be dotted numeric, like 1.4.2')
+    .optional(),
   sessionId: prefixedId('session_', 128).optional(),
   anonymousId: prefixedId('anon_', 128).optional(),
   errorType: z.string().min(1).max(eventFieldChars.errorType).optional(),
@@ -122,7 +132,10 @@ export function errorTypeOf(event: Pick<StoredEvent, 'errorType' | 'type'>): str
 }
 
 export function judgeEvent(raw: unknown, context: { appKey: string; receivedAt: number }): EventVerdict {
-  const claimedId = typeof raw === 'object' && raw !== null && 'eventId' in raw && typeof raw.eventId === 'string' ? raw.eventId.slice(0, 80) : undefined;
+  const claimedId =
+    typeof raw === 'object' && raw !== null && 'eventId' in raw && typeof raw.eventId === 'string'
+      ? raw.eventId.slice(0, 80)
+      : undefined;
   // One walk for both things the schema cannot be trusted with: depth (zod recurses) and text PostgreSQL refuses.
   const scan = scanJson(raw, limits.nestingDepth);
   if (scan.tooDeep) {
@@ -139,7 +152,14 @@ export function judgeEvent(raw: unknown, context: { appKey: string; receivedAt: 
   // zod's output is a new object of our own: it is completed in place rather than copied (ingestion's hot path).
   const event = input as StoredEvent;
   event.appKey = context.appKey;
-  event.fingerprint = input.fingerprint ?? computeFingerprint({ errorType: errorTypeOf(input), message: input.message, stack: input.stack, request: input.request });
+  event.fingerprint =
+    input.fingerprint ??
+    computeFingerprint({
+      errorType: errorTypeOf(input),
+      message: input.message,
+      stack: input.stack,
+      request: input.request,
+    });
   const { timestamp } = input;
   if (timestamp > context.receivedAt + limits.futureSkewMs || timestamp < context.receivedAt - limits.maxEventAgeMs) {
     event.timestamp = context.receivedAt;

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { computeFingerprint, fingerprintPrefix, hash64, normalizeMessage, normalizeUrl, topFrames } from './fingerprint';
+import {
+  computeFingerprint,
+  fingerprintPrefix,
+  hash64,
+  normalizeMessage,
+  normalizeUrl,
+  topFrames,
+} from './fingerprint';
 
 const FINGERPRINT = /^[A-Za-z0-9._-]{1,64}:[0-9a-f]{16}$/;
 
@@ -34,13 +41,17 @@ describe('normalizeMessage', () => {
 
 describe('normalizeUrl', () => {
   it('drops query and fragment and replaces id segments', () => {
-    expect(normalizeUrl('https://api.example.com/users/123/orders/456?page=2#top')).toBe('https://api.example.com/users/<id>/orders/<id>');
+    expect(normalizeUrl('https://api.example.com/users/123/orders/456?page=2#top')).toBe(
+      'https://api.example.com/users/<id>/orders/<id>',
+    );
     expect(normalizeUrl('/items/550e8400-e29b-41d4-a716-446655440000')).toBe('/items/<id>');
   });
 
   it('keeps hosts, ports and file names with dots', () => {
     expect(normalizeUrl('http://localhost:3000/api/users')).toBe('http://localhost:3000/api/users');
-    expect(normalizeUrl('https://api2.example.com/static/app.3f9a2c1b.js')).toBe('https://api2.example.com/static/app.3f9a2c1b.js');
+    expect(normalizeUrl('https://api2.example.com/static/app.3f9a2c1b.js')).toBe(
+      'https://api2.example.com/static/app.3f9a2c1b.js',
+    );
   });
 });
 
@@ -50,12 +61,14 @@ describe('topFrames', () => {
   });
 
   it('parses V8 frames of Node paths', () => {
-    const stack = 'Error: boom\n    at Object.<anonymous> (/srv/app/src/index.js:12:3)\n    at new Foo (/srv/app/src/foo.js:1:1)';
+    const stack =
+      'Error: boom\n    at Object.<anonymous> (/srv/app/src/index.js:12:3)\n    at new Foo (/srv/app/src/foo.js:1:1)';
     expect(topFrames(stack)).toEqual(['Object.<anonymous>@index.js', 'new Foo@foo.js']);
   });
 
   it('parses Firefox / Safari frames, including anonymous ones', () => {
-    const stack = 'loadUser@https://cdn.example.com/app.js:10:5\nrenderProfile@https://cdn.example.com/app.js:30:6\n@https://cdn.example.com/vendor.js:1:100';
+    const stack =
+      'loadUser@https://cdn.example.com/app.js:10:5\nrenderProfile@https://cdn.example.com/app.js:30:6\n@https://cdn.example.com/vendor.js:1:100';
     expect(topFrames(stack)).toEqual(['loadUser@app.js', 'renderProfile@app.js', '?@vendor.js']);
   });
 
@@ -131,11 +144,13 @@ describe('computeFingerprint', () => {
   it('ignores numbers, uuids, hex ids and URLs in the message', () => {
     const a = computeFingerprint({
       errorType: 'Error',
-      message: 'User 42 (550e8400-e29b-41d4-a716-446655440000) object 5f3a9c2e81d4 failed at https://a.example.com/u/42?x=1 after 3.5s',
+      message:
+        'User 42 (550e8400-e29b-41d4-a716-446655440000) object 5f3a9c2e81d4 failed at https://a.example.com/u/42?x=1 after 3.5s',
     });
     const b = computeFingerprint({
       errorType: 'Error',
-      message: 'User 9001 (123e4567-e89b-12d3-a456-426614174000) object a1b2c3d4e5f6 failed at http://b.example.org/other/path after 12s',
+      message:
+        'User 9001 (123e4567-e89b-12d3-a456-426614174000) object a1b2c3d4e5f6 failed at http://b.example.org/other/path after 12s',
     });
     expect(a).toBe(b);
   });
@@ -166,12 +181,16 @@ describe('computeFingerprint', () => {
   });
 
   it('does not change with line and column in Firefox frames', () => {
-    const firefox = (line: number) => `loadUser@https://x.test/app.js:${line}:3\nrender@https://x.test/app.js:${line + 5}:1`;
-    expect(computeFingerprint({ ...base, stack: firefox(1) })).toBe(computeFingerprint({ ...base, stack: firefox(500) }));
+    const firefox = (line: number) =>
+      `loadUser@https://x.test/app.js:${line}:3\nrender@https://x.test/app.js:${line + 5}:1`;
+    expect(computeFingerprint({ ...base, stack: firefox(1) })).toBe(
+      computeFingerprint({ ...base, stack: firefox(500) }),
+    );
   });
 
   it('groups request events by method, normalised URL path and status', () => {
-    const request = (method: string, url: string, status?: number) => computeFingerprint({ errorType: 'request', request: { method, url, status } });
+    const request = (method: string, url: string, status?: number) =>
+      computeFingerprint({ errorType: 'request', request: { method, url, status } });
     const reference = request('GET', 'https://api.example.com/users/123?include=orders', 500);
     expect(reference).toMatch(/^request:[0-9a-f]{16}$/);
     expect(request('GET', 'https://api.example.com/users/456', 500)).toBe(reference);
@@ -199,7 +218,8 @@ describe('computeFingerprint', () => {
 
   // Regression: a hex id made only of digits once normalised differently from one with letters.
   it('gives the same fingerprint for hex ids that happen to be all digits', () => {
-    const fingerprint = (id: string) => computeFingerprint({ errorType: 'ChunkLoadError', message: `Loading chunk ${id} failed` });
+    const fingerprint = (id: string) =>
+      computeFingerprint({ errorType: 'ChunkLoadError', message: `Loading chunk ${id} failed` });
     expect(fingerprint('12345678')).toBe(fingerprint('3f9a2c1b'));
   });
 
@@ -219,6 +239,8 @@ describe('computeFingerprint', () => {
 
   it('treats mixed-case bundle hashes (Vite, Rollup) as hashes', () => {
     expect(topFrames('    at main (https://x.test/assets/index-D8s7xX3k.js:1:2)')).toEqual(['main@index.<hash>.js']);
-    expect(topFrames('    at main (https://x.test/assets/index-component.js:1:2)')).toEqual(['main@index-component.js']);
+    expect(topFrames('    at main (https://x.test/assets/index-component.js:1:2)')).toEqual([
+      'main@index-component.js',
+    ]);
   });
 });

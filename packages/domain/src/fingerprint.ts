@@ -22,7 +22,11 @@ function hasDigit(token: string): boolean {
 
 /** A run of letters and digits that is an id or a number: 42, 0x1f, 3f9a2c1b (hex with a digit, 6+ long). */
 function isVariableToken(token: string): boolean {
-  return /^\d+$/.test(token) || /^0x[0-9a-f]+$/i.test(token) || (token.length >= 6 && /^[0-9a-f]+$/i.test(token) && /\d/.test(token));
+  return (
+    /^\d+$/.test(token) ||
+    /^0x[0-9a-f]+$/i.test(token) ||
+    (token.length >= 6 && /^[0-9a-f]+$/i.test(token) && /\d/.test(token))
+  );
 }
 
 /**
@@ -38,14 +42,20 @@ export function normalizeMessage(message: string): string {
   if (hasDigit(text)) {
     text = text
       .replace(DECIMAL_PATTERN, '<n>')
-      .replace(TOKEN_PATTERN, (token) => (!hasDigit(token) ? token : isVariableToken(token) ? '<n>' : token.replace(/\d+/g, '<n>')));
+      .replace(TOKEN_PATTERN, (token) =>
+        !hasDigit(token) ? token : isVariableToken(token) ? '<n>' : token.replace(/\d+/g, '<n>'),
+      );
   }
   return text.replace(/\s+/g, ' ').trim();
 }
 
 /** A path segment that names one record rather than an endpoint: 17, 3f9a2c1b, a uuid, a long random token. */
 function isIdSegment(segment: string): boolean {
-  return /^\d+$/.test(segment) || (segment.length >= 6 && /^[0-9a-f-]+$/i.test(segment) && /\d/.test(segment)) || (segment.length >= 16 && /^[\w-]+$/.test(segment) && /\d/.test(segment) && /[a-z]/i.test(segment));
+  return (
+    /^\d+$/.test(segment) ||
+    (segment.length >= 6 && /^[0-9a-f-]+$/i.test(segment) && /\d/.test(segment)) ||
+    (segment.length >= 16 && /^[\w-]+$/.test(segment) && /\d/.test(segment) && /[a-z]/i.test(segment))
+  );
 }
 
 /** A URL reduced to what identifies an endpoint: origin and path, record ids in the path replaced (versions like v1 stay). */

@@ -1,4 +1,5 @@
 export * from './account';
+export * from './alert';
 export * from './app';
 export * from './app-schemas';
 export * from './culprit';
@@ -14,8 +15,7 @@ export * from './sentry/dsn';
 export * from './sentry/event';
 export * from './sentry/limits';
 export * from './text';
-export * from './validation';
 export * from './timeseries';
 export * from './triage';
 export * from './user-agent';
-export * from './alert';
+export * from './validation';

@@ -38,7 +38,12 @@ describe('issueId / parseIssueId', () => {
 });
 
 describe('encodeCursor / decodeCursor', () => {
-  const cursor = { sort: 'lastSeen' as const, value: 1_700_000_000_123, appKey: 'web_abc123', fingerprint: 'TypeError:0123456789abcdef' };
+  const cursor = {
+    sort: 'lastSeen' as const,
+    value: 1_700_000_000_123,
+    appKey: 'web_abc123',
+    fingerprint: 'TypeError:0123456789abcdef',
+  };
 
   it('round-trips', () => {
     expect(decodeCursor(encodeCursor(cursor))).toEqual(cursor);

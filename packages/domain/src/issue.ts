@@ -1,8 +1,8 @@
 // Issues: events grouped by app and fingerprint, their ids and paging cursors.
 import { z } from 'zod';
-import { isStorableText } from './text';
 import type { EventLevel } from './event';
-import { type IssueSort, issueSorts, type IssueStatus } from './triage';
+import { isStorableText } from './text';
+import { type IssueSort, type IssueStatus, issueSorts } from './triage';
 
 export interface Issue {
   id: string;

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import { isStorableText, scanJson, truncateUtf8 } from './text';
 
 const utf8Length = (text: string) => new TextEncoder().encode(text).length;
@@ -128,9 +128,15 @@ describe('isStorableText', () => {
 
   it('agrees with the definition on any UTF-16 text', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)), maxLength: 40 }), (text) => {
-        expect(isStorableText(text)).toBe(reference(text));
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
+          maxLength: 40,
+        }),
+        (text) => {
+          expect(isStorableText(text)).toBe(reference(text));
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -22,7 +22,8 @@ const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
 const hasWellFormed = typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function';
 
 export function isStorableText(text: string): boolean {
-  if (hasWellFormed) return text.indexOf('\u0000') === -1 && (text as string & { isWellFormed(): boolean }).isWellFormed();
+  if (hasWellFormed)
+    return text.indexOf('\u0000') === -1 && (text as string & { isWellFormed(): boolean }).isWellFormed();
   return !UNSTORABLE.test(text);
 }
 
@@ -78,7 +79,12 @@ export function storableCopy(value: unknown): unknown {
     const copy: Record<string, unknown> = {};
     for (const [key, child] of Object.entries(value)) {
       // defineProperty, not assignment: a "__proto__" key stays a plain key instead of replacing the prototype.
-      Object.defineProperty(copy, storableText(key), { value: storableCopy(child), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(copy, storableText(key), {
+        value: storableCopy(child),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return copy;
   }

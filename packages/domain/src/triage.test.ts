@@ -8,7 +8,14 @@ describe('dailySeries', () => {
   it('has every one of the 30 UTC days up to today, oldest first, missing days at zero', () => {
     const now = Date.UTC(2026, 10, 23, 15, 30);
     const today = Math.floor(now / DAY);
-    const series = dailySeries([{ day: today, events: 4 }, { day: today - 29, events: 2 }, { day: today - 30, events: 99 }], now);
+    const series = dailySeries(
+      [
+        { day: today, events: 4 },
+        { day: today - 29, events: 2 },
+        { day: today - 30, events: 99 },
+      ],
+      now,
+    );
     expect(series).toHaveLength(issueSeriesDays);
     expect(series[0]).toEqual({ start: (today - 29) * DAY, events: 2 });
     expect(series.at(-1)).toEqual({ start: Date.UTC(2026, 10, 23), events: 4 });
@@ -20,8 +27,16 @@ describe('dailySeries', () => {
 
 describe('describeUserAgent', () => {
   it('names browser (major version) and OS', () => {
-    expect(describeUserAgent('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36')).toEqual({ browser: 'Chrome 131', os: 'Windows 10' });
-    expect(describeUserAgent('Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1')).toEqual({ browser: 'Safari 18', os: 'iOS 18.1' });
+    expect(
+      describeUserAgent(
+        'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+      ),
+    ).toEqual({ browser: 'Chrome 131', os: 'Windows 10' });
+    expect(
+      describeUserAgent(
+        'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
+      ),
+    ).toEqual({ browser: 'Safari 18', os: 'iOS 18.1' });
   });
 
   it('says unknown rather than failing on empty or odd agents', () => {

@@ -29,7 +29,10 @@ export function seriesDayStarts(now: number): number[] {
 }
 
 /** Counts per day (keyed by day number, ms / 86,400,000) spread over every day of the series, missing days at 0. */
-export function dailySeries(counts: ReadonlyArray<{ day: number; events: number }>, now: number): Array<{ start: number; events: number }> {
+export function dailySeries(
+  counts: ReadonlyArray<{ day: number; events: number }>,
+  now: number,
+): Array<{ start: number; events: number }> {
   const byDay = new Map(counts.map((row) => [row.day, row.events]));
   return seriesDayStarts(now).map((start) => ({ start, events: byDay.get(start / DAY) ?? 0 }));
 }

@@ -20,7 +20,11 @@ export function describeUserAgent(userAgent: string | null | undefined): UserAge
   // bowser throws on an empty string.
   if (!userAgent?.trim()) return UNKNOWN;
   const parsed = Bowser.parse(userAgent);
-  const browser = parsed.browser.name ? `${parsed.browser.name} ${majorVersion(parsed.browser.version)}`.trim() : 'Unknown browser';
-  const osName = parsed.os.name ? `${parsed.os.name} ${parsed.os.versionName ?? parsed.os.version ?? ''}`.trim() : 'Unknown OS';
+  const browser = parsed.browser.name
+    ? `${parsed.browser.name} ${majorVersion(parsed.browser.version)}`.trim()
+    : 'Unknown browser';
+  const osName = parsed.os.name
+    ? `${parsed.os.name} ${parsed.os.versionName ?? parsed.os.version ?? ''}`.trim()
+    : 'Unknown OS';
   return { browser, os: osName };
 }

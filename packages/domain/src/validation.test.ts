@@ -40,7 +40,9 @@ describe('detailsOf', () => {
 describe('summarize', () => {
   it('reads "path: message" and counts the rest', () => {
     expect(summarize([])).toBe('invalid input');
-    expect(summarize([{ path: 'events', message: 'must contain at most 50 items' }])).toBe('events: must contain at most 50 items');
+    expect(summarize([{ path: 'events', message: 'must contain at most 50 items' }])).toBe(
+      'events: must contain at most 50 items',
+    );
     expect(summarize([{ path: '', message: 'expected object' }])).toBe('expected object');
     expect(
       summarize([

@@ -23,12 +23,14 @@ function describe(issue: Issue): string {
       return `expected ${issue.expected === 'int' ? 'integer' : issue.expected}`;
     case 'too_big': {
       const unit = sizeUnit(issue.origin);
-      if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint') return `must be at most ${issue.maximum}`;
+      if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint')
+        return `must be at most ${issue.maximum}`;
       return `must contain at most ${issue.maximum} ${unit}`.trimEnd();
     }
     case 'too_small': {
       const unit = sizeUnit(issue.origin);
-      if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint') return `must be at least ${issue.minimum}`;
+      if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint')
+        return `must be at least ${issue.minimum}`;
       return `must contain at least ${issue.minimum} ${unit}`.trimEnd();
     }
     case 'invalid_value':

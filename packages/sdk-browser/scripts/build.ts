@@ -31,7 +31,9 @@ export interface BuildResult {
 const FORBIDDEN_INPUTS = [/[/\\]zod[/\\]/, /domain[/\\]src[/\\]index\.ts$/];
 
 function checkInputs(metafile: Metafile): void {
-  const forbidden = Object.keys(metafile.inputs).filter((input) => FORBIDDEN_INPUTS.some((pattern) => pattern.test(input)));
+  const forbidden = Object.keys(metafile.inputs).filter((input) =>
+    FORBIDDEN_INPUTS.some((pattern) => pattern.test(input)),
+  );
   if (forbidden.length > 0) throw new Error(`the SDK bundle must not include ${forbidden.join(', ')}`);
 }
 
@@ -70,7 +72,10 @@ export async function buildSdk(options: { outdir?: string } = {}): Promise<Build
   try {
     const outdir = options.outdir ?? defaultOutdir;
     await mkdir(outdir, { recursive: true });
-    const [iife, esm] = await Promise.all([bundle('iife', path.join(outdir, IIFE_FILE)), bundle('esm', path.join(outdir, ESM_FILE))]);
+    const [iife, esm] = await Promise.all([
+      bundle('iife', path.join(outdir, IIFE_FILE)),
+      bundle('esm', path.join(outdir, ESM_FILE)),
+    ]);
     if (iife.gzipBytes > SIZE_BUDGET_GZIP_BYTES) {
       throw new Error(`${IIFE_FILE} is ${iife.gzipBytes} B gzipped, over the budget of ${SIZE_BUDGET_GZIP_BYTES} B`);
     }
@@ -90,7 +95,8 @@ export async function stopBuilder(): Promise<void> {
 }
 
 export function describeBuild(result: BuildResult): string {
-  const line = (file: BuiltFile) => `${path.relative(process.cwd(), file.path).padEnd(40)} ${String(file.bytes).padStart(7)} B minified  ${String(file.gzipBytes).padStart(6)} B gzipped`;
+  const line = (file: BuiltFile) =>
+    `${path.relative(process.cwd(), file.path).padEnd(40)} ${String(file.bytes).padStart(7)} B minified  ${String(file.gzipBytes).padStart(6)} B gzipped`;
   return `${line(result.iife)}  (budget ${SIZE_BUDGET_GZIP_BYTES} B)\n${line(result.esm)}`;
 }
 

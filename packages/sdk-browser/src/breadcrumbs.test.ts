@@ -10,7 +10,9 @@ describe('breadcrumb ring', () => {
         const ring = new BreadcrumbRing(capacity);
         for (const value of values) ring.add({ message: String(value) });
         const kept = Math.min(capacity, MAX_BREADCRUMBS);
-        expect(ring.snapshot().map((crumb) => crumb.message)).toEqual(values.slice(Math.max(0, values.length - kept)).map(String));
+        expect(ring.snapshot().map((crumb) => crumb.message)).toEqual(
+          values.slice(Math.max(0, values.length - kept)).map(String),
+        );
       }),
     );
   });
@@ -33,7 +35,10 @@ describe('breadcrumb ring', () => {
 
 describe('normalizeBreadcrumb', () => {
   it('fits the server limits and stamps a time', () => {
-    const crumb = normalizeBreadcrumb({ category: 'c'.repeat(100), level: 'l'.repeat(40), message: 'm'.repeat(5000) }, 42);
+    const crumb = normalizeBreadcrumb(
+      { category: 'c'.repeat(100), level: 'l'.repeat(40), message: 'm'.repeat(5000) },
+      42,
+    );
     expect(crumb.category).toHaveLength(64);
     expect(crumb.level).toHaveLength(16);
     expect(crumb.message).toHaveLength(1024);

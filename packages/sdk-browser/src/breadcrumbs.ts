@@ -32,8 +32,11 @@ function copyData(data: unknown): Record<string, unknown> | undefined {
 
 /** A breadcrumb within the server's limits (category <= 64, level <= 16), with a timestamp. The server keeps 2 KiB of a message; 1,024 characters keeps a beacon small. */
 export function normalizeBreadcrumb(crumb: Breadcrumb, now: number): Breadcrumb {
-  const normalized: Breadcrumb = { timestamp: typeof crumb.timestamp === 'number' && Number.isFinite(crumb.timestamp) ? crumb.timestamp : now };
-  if (typeof crumb.category === 'string') normalized.category = truncate(crumb.category, eventFieldChars.breadcrumbCategory);
+  const normalized: Breadcrumb = {
+    timestamp: typeof crumb.timestamp === 'number' && Number.isFinite(crumb.timestamp) ? crumb.timestamp : now,
+  };
+  if (typeof crumb.category === 'string')
+    normalized.category = truncate(crumb.category, eventFieldChars.breadcrumbCategory);
   if (typeof crumb.message === 'string') normalized.message = truncate(crumb.message, 1024);
   if (typeof crumb.level === 'string') normalized.level = truncate(crumb.level, eventFieldChars.breadcrumbLevel);
   const data = copyData(crumb.data);

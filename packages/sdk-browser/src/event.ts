@@ -87,7 +87,8 @@ function read(value: object, key: string): unknown {
 export function describeValue(value: unknown, max = 1024): string {
   if (typeof value === 'string') return truncate(value, max);
   if (value === null || typeof value !== 'object') return truncate(String(value), max);
-  if (isErrorLike(value)) return truncate(`${String(read(value, 'name') || 'Error')}: ${String(read(value, 'message'))}`, max);
+  if (isErrorLike(value))
+    return truncate(`${String(read(value, 'name') || 'Error')}: ${String(read(value, 'message'))}`, max);
   try {
     return truncate(JSON.stringify(value) ?? String(value), max);
   } catch {
@@ -96,7 +97,11 @@ export function describeValue(value: unknown, max = 1024): string {
 }
 
 function isErrorLike(value: object): boolean {
-  return value instanceof Error || (typeof read(value, 'message') === 'string' && (typeof read(value, 'stack') === 'string' || typeof read(value, 'name') === 'string'));
+  return (
+    value instanceof Error ||
+    (typeof read(value, 'message') === 'string' &&
+      (typeof read(value, 'stack') === 'string' || typeof read(value, 'name') === 'string'))
+  );
 }
 
 /**
@@ -120,8 +125,15 @@ export function errorFieldsOf(value: unknown, fallbackType = 'Error'): ErrorFiel
 }
 
 /** The fingerprint the server would compute for this event (it uses the same function when none is sent). */
-export function fingerprintOf(event: Pick<CollectorEvent, 'type' | 'errorType' | 'message' | 'stack' | 'request'>): string {
-  return computeFingerprint({ errorType: event.errorType ?? event.type, message: event.message, stack: event.stack, request: event.request });
+export function fingerprintOf(
+  event: Pick<CollectorEvent, 'type' | 'errorType' | 'message' | 'stack' | 'request'>,
+): string {
+  return computeFingerprint({
+    errorType: event.errorType ?? event.type,
+    message: event.message,
+    stack: event.stack,
+    request: event.request,
+  });
 }
 
 export { computeFingerprint };

@@ -38,7 +38,10 @@ export function init(options: InitOptions): void {
       url: resolved.ingestUrl,
       appKey: resolved.appKey,
       fetch: nativeFetch ? (nativeFetch as unknown as FetchLike) : () => Promise.reject(new Error('no fetch')),
-      sendBeacon: typeof navigator !== 'undefined' && typeof navigator.sendBeacon === 'function' ? (url, body) => navigator.sendBeacon(url, body) : undefined,
+      sendBeacon:
+        typeof navigator !== 'undefined' && typeof navigator.sendBeacon === 'function'
+          ? (url, body) => navigator.sendBeacon(url, body)
+          : undefined,
       flushIntervalMs: resolved.flushIntervalMs,
       maxQueueSize: resolved.maxQueueSize,
     });

@@ -64,23 +64,43 @@ export function instrument(win: Window & typeof globalThis, current: Current): S
         if (!sdk) return;
         const target = event.target as Element | null;
         if (target && target !== (win as unknown) && target.nodeType === 1) {
-          const url = (target as HTMLImageElement).currentSrc || (target as HTMLScriptElement).src || (target as HTMLLinkElement).href;
+          const url =
+            (target as HTMLImageElement).currentSrc ||
+            (target as HTMLScriptElement).src ||
+            (target as HTMLLinkElement).href;
           sdk.onResourceError(target.tagName.toLowerCase(), typeof url === 'string' ? url : '');
           return;
         }
         const error = event as ErrorEvent;
-        sdk.onUncaughtError({ error: error.error, message: error.message, filename: error.filename, lineno: error.lineno, colno: error.colno });
+        sdk.onUncaughtError({
+          error: error.error,
+          message: error.message,
+          filename: error.filename,
+          lineno: error.lineno,
+          colno: error.colno,
+        });
       }),
     true,
   );
-  win.addEventListener('unhandledrejection', (event) => guard(() => current()?.onUnhandledRejection((event as PromiseRejectionEvent).reason)));
+  win.addEventListener('unhandledrejection', (event) =>
+    guard(() => current()?.onUnhandledRejection((event as PromiseRejectionEvent).reason)),
+  );
 
   // The last chance to send: visibilitychange to hidden is the one event mobile browsers reliably fire before a
   // page is discarded; pagehide covers closing and navigating away (and the back-forward cache).
   win.addEventListener('pagehide', () => guard(() => current()?.onPageHidden()));
-  win.document.addEventListener('visibilitychange', () => guard(() => win.document.visibilityState === 'hidden' && current()?.onPageHidden()));
+  win.document.addEventListener('visibilitychange', () =>
+    guard(() => win.document.visibilityState === 'hidden' && current()?.onPageHidden()),
+  );
 
-  win.document.addEventListener('click', (event) => guard(() => current()?.addBreadcrumb({ category: 'ui.click', level: 'info', message: describeElement(event.target) })), true);
+  win.document.addEventListener(
+    'click',
+    (event) =>
+      guard(() =>
+        current()?.addBreadcrumb({ category: 'ui.click', level: 'info', message: describeElement(event.target) }),
+      ),
+    true,
+  );
 
   instrumentNavigation(win, current);
   instrumentConsole(win, current);
@@ -123,7 +143,13 @@ function instrumentConsole(win: Window & typeof globalThis, current: Current): v
     const original = console[method];
     if (typeof original !== 'function') continue;
     console[method] = function (this: Console, ...args: unknown[]) {
-      guard(() => current()?.addBreadcrumb({ category: 'console', level, message: args.map((arg) => describeValue(arg, 512)).join(' ') }));
+      guard(() =>
+        current()?.addBreadcrumb({
+          category: 'console',
+          level,
+          message: args.map((arg) => describeValue(arg, 512)).join(' '),
+        }),
+      );
       return original.apply(this, args);
     };
   }
@@ -137,7 +163,8 @@ function instrumentFetch(win: Window & typeof globalThis, original: typeof fetch
       guard(() => {
         const isRequest = typeof Request !== 'undefined' && input instanceof Request;
         const url = absoluteUrl(isRequest ? input.url : String(input));
-        if (!sdk.isOwnRequest(url)) request = { method: String(init?.method ?? (isRequest ? input.method : 'GET')), url };
+        if (!sdk.isOwnRequest(url))
+          request = { method: String(init?.method ?? (isRequest ? input.method : 'GET')), url };
       });
     }
     // `this` passes through: fetch called on a wrong receiver throws "Illegal invocation" with or without the SDK.
@@ -154,7 +181,9 @@ function instrumentFetch(win: Window & typeof globalThis, original: typeof fetch
       },
       (error: unknown) => {
         const aborted = (error as { name?: unknown } | null)?.name === 'AbortError';
-        guard(() => sdk.onRequest({ kind: 'fetch', ...finished, status: 0, durationMs: now() - started, aborted, error }));
+        guard(() =>
+          sdk.onRequest({ kind: 'fetch', ...finished, status: 0, durationMs: now() - started, aborted, error }),
+        );
         throw error;
       },
     );
@@ -180,7 +209,11 @@ function instrumentXhr(win: Window & typeof globalThis, current: Current): void 
         aborted = true;
       });
       // loadend comes once, after load, error, timeout or abort.
-      this.addEventListener('loadend', () => guard(() => sdk.onRequest({ kind: 'xhr', ...request, status: this.status, durationMs: now() - started, aborted })));
+      this.addEventListener('loadend', () =>
+        guard(() =>
+          sdk.onRequest({ kind: 'xhr', ...request, status: this.status, durationMs: now() - started, aborted }),
+        ),
+      );
     });
     return send.call(this, body);
   };

@@ -42,12 +42,15 @@ export interface ResolvedOptions {
   maxQueueSize: number | undefined;
 }
 
-const optionalText = (value: unknown, max: number) => (typeof value === 'string' && value ? value.slice(0, max) : undefined);
+const optionalText = (value: unknown, max: number) =>
+  typeof value === 'string' && value ? value.slice(0, max) : undefined;
 
 function failedRequestRule(option: InitOptions['captureFailedRequests']): (status: number) => boolean {
   if (option === false) return () => false;
   const ranges: Array<[number, number]> = Array.isArray(option)
-    ? option.map((entry) => (Array.isArray(entry) ? [Number(entry[0]), Number(entry[1])] : [Number(entry), Number(entry)]))
+    ? option.map((entry) =>
+        Array.isArray(entry) ? [Number(entry[0]), Number(entry[1])] : [Number(entry), Number(entry)],
+      )
     : [[500, 599]];
   return (status) => status === 0 || ranges.some(([from, to]) => status >= from && status <= to);
 }
@@ -64,8 +67,14 @@ export function resolveOptions(options: InitOptions, pageUrl: string | undefined
   } catch {
     return `init: endpoint ${endpoint} is not a URL`;
   }
-  const sampleRate = typeof options.sampleRate === 'number' && options.sampleRate >= 0 && options.sampleRate <= 1 ? options.sampleRate : 1;
-  const maxBreadcrumbs = typeof options.maxBreadcrumbs === 'number' && options.maxBreadcrumbs >= 0 ? Math.min(MAX_BREADCRUMBS, options.maxBreadcrumbs) : MAX_BREADCRUMBS;
+  const sampleRate =
+    typeof options.sampleRate === 'number' && options.sampleRate >= 0 && options.sampleRate <= 1
+      ? options.sampleRate
+      : 1;
+  const maxBreadcrumbs =
+    typeof options.maxBreadcrumbs === 'number' && options.maxBreadcrumbs >= 0
+      ? Math.min(MAX_BREADCRUMBS, options.maxBreadcrumbs)
+      : MAX_BREADCRUMBS;
   return {
     appKey,
     ingestUrl,

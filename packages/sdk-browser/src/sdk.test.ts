@@ -2,13 +2,16 @@
 import { judgeEvent } from '@collector/domain';
 import { describe, expect, it } from 'vitest';
 import type { CollectorEvent } from './event';
-import { type InitOptions, resolveOptions, type ResolvedOptions } from './options';
+import { type InitOptions, type ResolvedOptions, resolveOptions } from './options';
 import { BrowserSdk, type EventSink, SDK_VERSION } from './sdk';
 
 const INGEST = 'https://collector.example/api/events/batch';
 
 function setup(options: Partial<InitOptions> = {}, random = () => 0) {
-  const resolved = resolveOptions({ appKey: 'web_abc', endpoint: 'https://collector.example/', ...options }, 'https://shop.example/cart');
+  const resolved = resolveOptions(
+    { appKey: 'web_abc', endpoint: 'https://collector.example/', ...options },
+    'https://shop.example/cart',
+  );
   if (typeof resolved === 'string') throw new Error(resolved);
   const events: CollectorEvent[] = [];
   let unloads = 0;
@@ -73,11 +76,22 @@ describe('events', () => {
 
   it('agrees with the server on request events and messages too', () => {
     const { sdk, events } = setup();
-    sdk.onRequest({ kind: 'fetch', method: 'post', url: 'https://api.example/orders/12345/pay', status: 502, durationMs: 12.6 });
+    sdk.onRequest({
+      kind: 'fetch',
+      method: 'post',
+      url: 'https://api.example/orders/12345/pay',
+      status: 502,
+      durationMs: 12.6,
+    });
     sdk.captureMessage('checkout took 4200 ms');
     sdk.captureException('a thrown string');
     expect(events.map((event) => event.type)).toEqual(['request', 'error', 'error']);
-    expect(events[0]?.request).toEqual({ method: 'POST', url: 'https://api.example/orders/12345/pay', status: 502, durationMs: 13 });
+    expect(events[0]?.request).toEqual({
+      method: 'POST',
+      url: 'https://api.example/orders/12345/pay',
+      status: 502,
+      durationMs: 13,
+    });
     expect(events[1]).toMatchObject({ errorType: 'Message', message: 'checkout took 4200 ms' });
     for (const event of events) {
       const { fingerprint, ...rest } = event;
@@ -117,7 +131,13 @@ describe('events', () => {
     const error = new RangeError('m'.repeat(100_000));
     error.stack = 's'.repeat(200_000);
     sdk.captureException(error);
-    sdk.onRequest({ kind: 'xhr', method: 'GET', url: `https://api.example/${'p'.repeat(5000)}`, status: 0, durationMs: 1 });
+    sdk.onRequest({
+      kind: 'xhr',
+      method: 'GET',
+      url: `https://api.example/${'p'.repeat(5000)}`,
+      status: 0,
+      durationMs: 1,
+    });
     for (const event of events) expect(judgeEvent(event, { appKey: 'web_abc', receivedAt: Date.now() }).ok).toBe(true);
     expect(events[0]?.message?.length).toBe(8192);
     expect(events[1]?.request?.url.length).toBe(2048);
@@ -138,7 +158,14 @@ describe('capturing once', () => {
   it('does not capture the rejection of a fetch whose failure was already a request event', () => {
     const { sdk, events } = setup();
     const failure = new TypeError('Failed to fetch');
-    sdk.onRequest({ kind: 'fetch', method: 'GET', url: 'https://api.example/cart', status: 0, durationMs: 3, error: failure });
+    sdk.onRequest({
+      kind: 'fetch',
+      method: 'GET',
+      url: 'https://api.example/cart',
+      status: 0,
+      durationMs: 3,
+      error: failure,
+    });
     sdk.onUnhandledRejection(failure);
     expect(events.map((event) => event.type)).toEqual(['request']);
   });
@@ -160,7 +187,13 @@ describe('capturing once', () => {
     const { sdk, events } = setup();
     sdk.onUncaughtError({ message: 'Script error.', filename: '', lineno: 0, colno: 0 });
     expect(events).toHaveLength(0);
-    sdk.onUncaughtError({ error: 'plain string', message: 'Uncaught plain string', filename: 'https://shop.example/app.js', lineno: 3, colno: 9 });
+    sdk.onUncaughtError({
+      error: 'plain string',
+      message: 'Uncaught plain string',
+      filename: 'https://shop.example/app.js',
+      lineno: 3,
+      colno: 9,
+    });
     expect(events[0]).toMatchObject({ errorType: 'Error', message: 'plain string' });
     expect(events[0]?.stack).toContain('at https://shop.example/app.js:3:9');
   });
@@ -194,8 +227,16 @@ describe('options', () => {
 
   it('captures network failures and 5xx by default, other statuses as breadcrumbs only', () => {
     const { sdk, events } = setup();
-    for (const status of [200, 404, 500, 0]) sdk.onRequest({ kind: 'fetch', method: 'GET', url: `https://api.example/s${status}`, status, durationMs: 1 });
-    sdk.onRequest({ kind: 'fetch', method: 'GET', url: 'https://api.example/aborted', status: 0, durationMs: 1, aborted: true });
+    for (const status of [200, 404, 500, 0])
+      sdk.onRequest({ kind: 'fetch', method: 'GET', url: `https://api.example/s${status}`, status, durationMs: 1 });
+    sdk.onRequest({
+      kind: 'fetch',
+      method: 'GET',
+      url: 'https://api.example/aborted',
+      status: 0,
+      durationMs: 1,
+      aborted: true,
+    });
     expect(events.map((event) => event.request?.status)).toEqual([500, 0]);
     sdk.captureMessage('after');
     expect(events.at(-1)?.breadcrumbs?.map((crumb) => [crumb.category, crumb.level, crumb.message])).toEqual([
@@ -209,7 +250,8 @@ describe('options', () => {
 
   it('takes other failed statuses, or none, from captureFailedRequests', () => {
     const listed = setup({ captureFailedRequests: [404, [520, 530]] });
-    for (const status of [404, 500, 525, 0]) listed.sdk.onRequest({ kind: 'xhr', method: 'GET', url: 'https://api.example/x', status, durationMs: 1 });
+    for (const status of [404, 500, 525, 0])
+      listed.sdk.onRequest({ kind: 'xhr', method: 'GET', url: 'https://api.example/x', status, durationMs: 1 });
     expect(listed.events.map((event) => event.request?.status)).toEqual([404, 525, 0]);
     const off = setup({ captureFailedRequests: false });
     off.sdk.onRequest({ kind: 'xhr', method: 'GET', url: 'https://api.example/x', status: 0, durationMs: 1 });
@@ -235,9 +277,10 @@ describe('options', () => {
   it('refuses init without appKey or with an endpoint that is not a URL', () => {
     expect(resolveOptions({ appKey: '', endpoint: 'https://c.example' }, undefined)).toMatch(/appKey/);
     expect(resolveOptions({ appKey: 'web_a', endpoint: 'not a url' }, undefined)).toMatch(/endpoint/);
-    expect((resolveOptions({ appKey: 'web_a', endpoint: '/collector/' }, 'https://shop.example/a/b') as ResolvedOptions).ingestUrl).toBe(
-      'https://shop.example/collector/api/events/batch',
-    );
+    expect(
+      (resolveOptions({ appKey: 'web_a', endpoint: '/collector/' }, 'https://shop.example/a/b') as ResolvedOptions)
+        .ingestUrl,
+    ).toBe('https://shop.example/collector/api/events/batch');
   });
 
   it('groups failed loads of one resource together, and apart from other resources', () => {
@@ -247,7 +290,11 @@ describe('options', () => {
     sdk.onResourceError('script', 'https://cdn.example/vendor.js');
     expect(events[0]?.fingerprint).toBe(events[1]?.fingerprint);
     expect(events[2]?.fingerprint).not.toBe(events[0]?.fingerprint);
-    expect(events[0]).toMatchObject({ type: 'error', errorType: 'ResourceError', message: 'Failed to load img https://cdn.example/products/123.png' });
+    expect(events[0]).toMatchObject({
+      type: 'error',
+      errorType: 'ResourceError',
+      message: 'Failed to load img https://cdn.example/products/123.png',
+    });
   });
 
   it('stops capturing once closed, and hands the queue over when the page hides', async () => {

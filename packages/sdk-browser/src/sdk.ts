@@ -2,7 +2,16 @@
 // Free of DOM globals, so its rules run under unit tests with a fake transport and page.
 import { version } from '../package.json';
 import { BreadcrumbRing, normalizeBreadcrumb } from './breadcrumbs';
-import { type Breadcrumb, type CollectorEvent, computeFingerprint, describeValue, errorFieldsOf, fieldLimits, fingerprintOf, truncate } from './event';
+import {
+  type Breadcrumb,
+  type CollectorEvent,
+  computeFingerprint,
+  describeValue,
+  errorFieldsOf,
+  fieldLimits,
+  fingerprintOf,
+  truncate,
+} from './event';
 import { type Identity, newEventId } from './identity';
 import type { ResolvedOptions } from './options';
 
@@ -74,7 +83,11 @@ export class BrowserSdk {
   }
 
   captureMessage(message: unknown): string | undefined {
-    return this.capture({ type: 'error', errorType: 'Message', message: truncate(describeValue(message, fieldLimits.message), fieldLimits.message) });
+    return this.capture({
+      type: 'error',
+      errorType: 'Message',
+      message: truncate(describeValue(message, fieldLimits.message), fieldLimits.message),
+    });
   }
 
   addBreadcrumb(crumb: Breadcrumb): void {
@@ -93,12 +106,14 @@ export class BrowserSdk {
       this.captureException(error);
       return;
     }
-    const message = error === undefined || error === null ? (event.message ?? '') : describeValue(error, fieldLimits.message);
+    const message =
+      error === undefined || error === null ? (event.message ?? '') : describeValue(error, fieldLimits.message);
     // A cross-origin script without CORS (no crossorigin attribute) gives only this: no message, file or stack to act on.
     if (!event.filename && /^Script error\.?$/.test(message)) return;
     const fields: Partial<CollectorEvent> = { errorType: 'Error', message: truncate(message, fieldLimits.message) };
     // A thrown string has no stack; where it was thrown still tells one such throw from another.
-    if (event.filename) fields.stack = `${fields.message}\n    at ${event.filename}:${event.lineno ?? 0}:${event.colno ?? 0}`;
+    if (event.filename)
+      fields.stack = `${fields.message}\n    at ${event.filename}:${event.lineno ?? 0}:${event.colno ?? 0}`;
     this.capture({ type: 'error', ...fields });
   }
 
@@ -110,7 +125,11 @@ export class BrowserSdk {
   onResourceError(tag: string, url: string): void {
     if (!url) return;
     const message = `Failed to load ${tag} ${truncate(url, fieldLimits.url)}`;
-    const fingerprint = computeFingerprint({ errorType: 'ResourceError', message, request: { method: 'GET', url, status: 0 } });
+    const fingerprint = computeFingerprint({
+      errorType: 'ResourceError',
+      message,
+      request: { method: 'GET', url, status: 0 },
+    });
     this.capture({ type: 'error', errorType: 'ResourceError', message }, fingerprint);
   }
 
@@ -125,7 +144,13 @@ export class BrowserSdk {
       if (captured && typeof request.error === 'object' && request.error !== null) this.captured.add(request.error);
     }
     // After the capture: a request's event does not list itself among its breadcrumbs.
-    const level = request.aborted ? 'warning' : status === 0 || status >= 500 ? 'error' : status >= 400 ? 'warning' : 'info';
+    const level = request.aborted
+      ? 'warning'
+      : status === 0 || status >= 500
+        ? 'error'
+        : status >= 400
+          ? 'warning'
+          : 'info';
     this.addBreadcrumb({
       category: request.kind,
       level,
@@ -152,7 +177,10 @@ export class BrowserSdk {
     return flushed;
   }
 
-  private capture(fields: Partial<CollectorEvent> & Pick<CollectorEvent, 'type'>, fingerprint?: string): string | undefined {
+  private capture(
+    fields: Partial<CollectorEvent> & Pick<CollectorEvent, 'type'>,
+    fingerprint?: string,
+  ): string | undefined {
     if (this.closed || this.capturing) return undefined;
     if (!(this.random() < this.options.sampleRate)) return undefined;
     this.capturing = true;

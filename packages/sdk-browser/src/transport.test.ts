@@ -1,7 +1,16 @@
 // The transport against a scripted fetch and beacon, on fake timers: batching, backoff, Retry-After, drops, the unload beacon.
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BACKOFF_MAX_MS, type FetchLike, KEEPALIVE_MAX_BYTES, RATE_LIMIT_DEFAULT_SECONDS, retryAfterSeconds, Transport, type TransportOptions, utf8Length } from './transport';
+import {
+  BACKOFF_MAX_MS,
+  type FetchLike,
+  KEEPALIVE_MAX_BYTES,
+  RATE_LIMIT_DEFAULT_SECONDS,
+  retryAfterSeconds,
+  Transport,
+  type TransportOptions,
+  utf8Length,
+} from './transport';
 
 const URL = 'https://collector.example/api/events/batch';
 
@@ -22,7 +31,10 @@ function fakeCollector() {
     const answer = answers.shift() ?? fallback;
     if (answer === 'network') throw new TypeError('Failed to fetch');
     const { status, retryAfter } = typeof answer === 'number' ? { status: answer, retryAfter: undefined } : answer;
-    return { status, headers: { get: (name: string) => (name.toLowerCase() === 'retry-after' ? (retryAfter ?? null) : null) } };
+    return {
+      status,
+      headers: { get: (name: string) => (name.toLowerCase() === 'retry-after' ? (retryAfter ?? null) : null) },
+    };
   };
   return {
     fetch,
@@ -36,11 +48,23 @@ function fakeCollector() {
 }
 
 let sequence = 0;
-const event = (extra: Record<string, unknown> = {}) => ({ eventId: `evt_${++sequence}`, type: 'error', timestamp: 1, ...extra });
+const event = (extra: Record<string, unknown> = {}) => ({
+  eventId: `evt_${++sequence}`,
+  type: 'error',
+  timestamp: 1,
+  ...extra,
+});
 
 function transport(collector: ReturnType<typeof fakeCollector>, options: Partial<TransportOptions> = {}) {
   // random() = 1 makes the jitter factor exactly 1: delays are the nominal backoff.
-  return new Transport({ url: URL, appKey: 'web_abc', fetch: collector.fetch, random: () => 1, flushIntervalMs: 5000, ...options });
+  return new Transport({
+    url: URL,
+    appKey: 'web_abc',
+    fetch: collector.fetch,
+    random: () => 1,
+    flushIntervalMs: 5000,
+    ...options,
+  });
 }
 
 beforeEach(() => {

@@ -243,7 +243,10 @@ export class Transport {
         credentials: 'omit',
       })
       .then(
-        (response): Outcome => ({ status: response.status, retryAfterSeconds: retryAfterSeconds(readHeader(response, 'retry-after'), Date.now()) }),
+        (response): Outcome => ({
+          status: response.status,
+          retryAfterSeconds: retryAfterSeconds(readHeader(response, 'retry-after'), Date.now()),
+        }),
         (): Outcome => ({ status: 0, retryAfterSeconds: undefined }),
       )
       .then((outcome) => {

@@ -21,7 +21,10 @@ const inputs = [
   fileURLToPath(import.meta.url),
   join(service, 'src'),
   join(service, 'package.json'),
-  ...['domain', 'db', 'api'].flatMap((name) => [join(repository, 'packages', name, 'src'), join(repository, 'packages', name, 'package.json')]),
+  ...['domain', 'db', 'api'].flatMap((name) => [
+    join(repository, 'packages', name, 'src'),
+    join(repository, 'packages', name, 'package.json'),
+  ]),
   join(repository, 'pnpm-lock.yaml'),
 ];
 
@@ -62,7 +65,9 @@ const sourcesModifiedAt = Math.max(...inputs.map(newestModification));
 if (!force && recordedModification() === sourcesModifiedAt) process.exit(0);
 
 const started = Date.now();
-console.log(`collector: ${force ? 'building' : existsSync(dist) ? 'sources changed, rebuilding' : 'not built yet, building'} (services/collector/dist)`);
+console.log(
+  `collector: ${force ? 'building' : existsSync(dist) ? 'sources changed, rebuilding' : 'not built yet, building'} (services/collector/dist)`,
+);
 try {
   const { build } = await import('esbuild');
   mkdirSync(dist, { recursive: true });
@@ -77,7 +82,9 @@ try {
     sourcemap: 'linked',
     logLevel: 'warning',
     // CommonJS dependencies call require() for Node's own modules; an ES module has none unless given one.
-    banner: { js: "import { createRequire as __collectorCreateRequire } from 'node:module'; const require = __collectorCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __collectorCreateRequire } from 'node:module'; const require = __collectorCreateRequire(import.meta.url);",
+    },
     plugins: [
       {
         // Our own modules find files beside their sources (the dashboard's dist, the browser SDK's sources it builds at
@@ -101,7 +108,11 @@ try {
           // a bare import that fails, and is handled, only if it is ever loaded.
           build.onResolve({ filter: EXTERNAL }, async (args) => {
             if (args.pluginData === 'resolving') return undefined;
-            const found = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'resolving' });
+            const found = await build.resolve(args.path, {
+              kind: args.kind,
+              resolveDir: args.resolveDir,
+              pluginData: 'resolving',
+            });
             return { path: found.errors.length ? args.path : found.path, external: true };
           });
         },

@@ -32,7 +32,13 @@ export class IngestBudget {
   /** The one answer to every refusal: no error is made per request (it is never changed on its way out). */
   readonly refusal = contractError('UNAVAILABLE', {
     retryAfterSeconds: RETRY_AFTER_BUSY_SECONDS,
-    details: [{ path: '', message: 'the collector holds as many ingestion bytes as it takes at once; retry after the seconds in Retry-After' }],
+    details: [
+      {
+        path: '',
+        message:
+          'the collector holds as many ingestion bytes as it takes at once; retry after the seconds in Retry-After',
+      },
+    ],
   });
 
   // Listeners shared by every request (none is made per request): what each holds is kept on its response and socket.
@@ -77,7 +83,10 @@ export class IngestBudget {
     // The connection is gone: the body cannot be read, and no 'close' would come to give a reservation back.
     if (socket.destroyed) return true;
     const declared = req.headers['content-length'];
-    const cost = declared !== undefined && isIdentity(req.headers['content-encoding']) ? Math.min(Number(declared), maxBodyBytes) : maxBodyBytes;
+    const cost =
+      declared !== undefined && isIdentity(req.headers['content-encoding'])
+        ? Math.min(Number(declared), maxBodyBytes)
+        : maxBodyBytes;
     if (this.inFlight > 0 && this.inFlight + cost > this.maxBytes) {
       this.refused();
       return false;

@@ -1,6 +1,18 @@
 // The HTTP application: health probes, the OpenAPI document, tRPC for the typed client, REST for everyone else.
 import type { IncomingMessage } from 'node:http';
-import { type AlertChannels, KnownApps, type RateLimitConfig, appRouter, contractError, createContextFactory, createOpenApiDocument, createRateLimiters, errorHeaders, errorStatus, toAppError } from '@collector/api';
+import {
+  type AlertChannels,
+  appRouter,
+  contractError,
+  createContextFactory,
+  createOpenApiDocument,
+  createRateLimiters,
+  errorHeaders,
+  errorStatus,
+  KnownApps,
+  type RateLimitConfig,
+  toAppError,
+} from '@collector/api';
 import { type DatabaseHandle, EventWriter, OutcomeCounter, RETRY_AFTER_UNAVAILABLE_SECONDS } from '@collector/db';
 import type { AppError } from '@collector/domain';
 import { TRPCError } from '@trpc/server';
@@ -58,9 +70,14 @@ export function createApp(options: AppOptions) {
     publicUrl: options.publicUrl ?? (() => 'http://localhost:3100'),
   });
   const logError = (error: AppError, req: Request) => {
-    if (error.code === 'INTERNAL') requestLogger(logger, req).error({ err: error.cause ?? error, method: req.method, path: req.path }, 'request failed');
+    if (error.code === 'INTERNAL')
+      requestLogger(logger, req).error(
+        { err: error.cause ?? error, method: req.method, path: req.path },
+        'request failed',
+      );
     // The budget's refusals are logged by the budget, once a second at most.
-    else if (error.code === 'UNAVAILABLE' && error !== ingestBudget.refusal) requestLogger(logger, req).warn({ err: error.cause ?? error, path: req.path }, 'database unavailable');
+    else if (error.code === 'UNAVAILABLE' && error !== ingestBudget.refusal)
+      requestLogger(logger, req).warn({ err: error.cause ?? error, path: req.path }, 'database unavailable');
   };
   const openApiDocument = createOpenApiDocument({ baseUrl: '/', version: options.version ?? '0.1.0' });
 
@@ -86,7 +103,9 @@ export function createApp(options: AppOptions) {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
-    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), READY_TIMEOUT_MS).unref());
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error('timeout')), READY_TIMEOUT_MS).unref(),
+    );
     try {
       await Promise.race([database.ping(), timeout]);
       res.json({ status: 'ready', database: database.backend });
@@ -115,7 +134,12 @@ export function createApp(options: AppOptions) {
     createExpressMiddleware({
       router: appRouter,
       createContext: ({ req }) => {
-        if (refusedCalls.has(req)) throw new TRPCError({ code: errorStatus.UNAVAILABLE.trpc, message: ingestBudget.refusal.message, cause: ingestBudget.refusal });
+        if (refusedCalls.has(req))
+          throw new TRPCError({
+            code: errorStatus.UNAVAILABLE.trpc,
+            message: ingestBudget.refusal.message,
+            cause: ingestBudget.refusal,
+          });
         return createContext({ req });
       },
       maxBodySize: TRPC_MAX_BODY_BYTES,
@@ -137,7 +161,11 @@ export function createApp(options: AppOptions) {
     createRestAdapter(createContext, ingestBudget, (appKey) => {
       const at = clock();
       // Only an app that exists (a cached look-up): a made-up key in a refused body is not kept even for a second.
-      if (appKey !== undefined) void knownApps.exists(appKey).then((exists) => exists && outcomes.count(appKey, 'too_large', 1, at), () => undefined);
+      if (appKey !== undefined)
+        void knownApps.exists(appKey).then(
+          (exists) => exists && outcomes.count(appKey, 'too_large', 1, at),
+          () => undefined,
+        );
     }),
   );
   app.use(errorHandler(logError));

@@ -36,7 +36,8 @@ const PAGE_HEADERS = {
 export function serveDashboard(options: { dir: string; logger: Logger }): RequestHandler {
   const { dir, logger } = options;
   const indexFile = join(dir, 'index.html');
-  if (!existsSync(indexFile)) logger.info(`dashboard not built (no ${indexFile}): serving the API only; \`pnpm build\` builds it`);
+  if (!existsSync(indexFile))
+    logger.info(`dashboard not built (no ${indexFile}): serving the API only; \`pnpm build\` builds it`);
 
   const files = express.static(dir, {
     index: false,
@@ -49,7 +50,10 @@ export function serveDashboard(options: { dir: string; logger: Logger }): Reques
       }
       res.setHeader('X-Content-Type-Options', 'nosniff');
       // Bundles carry a content hash in their names: cache them for good. Anything else: ask each time.
-      res.setHeader('Cache-Control', path.startsWith(join(dir, 'assets')) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      res.setHeader(
+        'Cache-Control',
+        path.startsWith(join(dir, 'assets')) ? 'public, max-age=31536000, immutable' : 'no-cache',
+      );
     },
   });
 
@@ -62,7 +66,11 @@ export function serveDashboard(options: { dir: string; logger: Logger }): Reques
     compress(req, res, () => serve(req, res, next));
   };
 
-  function serve(req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1], next: Parameters<RequestHandler>[2]) {
+  function serve(
+    req: Parameters<RequestHandler>[0],
+    res: Parameters<RequestHandler>[1],
+    next: Parameters<RequestHandler>[2],
+  ) {
     const page = () => {
       // The root is the dashboard for anyone; other unknown paths only for a browser's page load.
       if (req.path !== '/' && !wantsPage(req.headers.accept)) return next();

@@ -44,10 +44,15 @@ async function serve(env: Env) {
       publicUrl: env.publicUrl,
       logger,
     });
-    const where = env.databaseUrl ? 'PostgreSQL' : env.embedded === 'pglite' ? `PGlite in ${env.dataDir}` : `embedded PostgreSQL in ${env.dataDir}`;
+    const where = env.databaseUrl
+      ? 'PostgreSQL'
+      : env.embedded === 'pglite'
+        ? `PGlite in ${env.dataDir}`
+        : `embedded PostgreSQL in ${env.dataDir}`;
     // server.url has the port actually bound, which differs from env.port when PORT=0 asks for any free one.
     // A worker's primary says it once for all.
-    if (!assigned) logger.info(`collector listening on ${server.url.replace('localhost', env.host ?? 'localhost')} (${where})`);
+    if (!assigned)
+      logger.info(`collector listening on ${server.url.replace('localhost', env.host ?? 'localhost')} (${where})`);
 
     let stopping = false;
     const shutdown = async (signal: string) => {

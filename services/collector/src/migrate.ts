@@ -4,7 +4,8 @@ import { parseEnv } from './env';
 
 const env = parseEnv(process.env);
 // Without DATABASE_URL the embedded server is started for the migration and stopped after it.
-const embedded = env.databaseUrl || env.embedded === 'pglite' ? undefined : await startEmbeddedPostgres({ dataDir: env.dataDir });
+const embedded =
+  env.databaseUrl || env.embedded === 'pglite' ? undefined : await startEmbeddedPostgres({ dataDir: env.dataDir });
 try {
   const applied = await migrateDatabase({ url: env.databaseUrl ?? embedded?.url, dataDir: env.dataDir });
   console.log(applied.length ? `applied: ${applied.join(', ')}` : 'already up to date');

@@ -21,7 +21,12 @@ function decode(input: Buffer, encoding: string): string | undefined {
       case 'deflate':
         return zlib.inflateSync(input, options).toString('utf8');
       case 'br':
-        return zlib.brotliDecompressSync(input, { finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH, maxOutputLength: PREFIX_BYTES }).toString('utf8');
+        return zlib
+          .brotliDecompressSync(input, {
+            finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
+            maxOutputLength: PREFIX_BYTES,
+          })
+          .toString('utf8');
       default:
         return undefined;
     }

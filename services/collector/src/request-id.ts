@@ -23,4 +23,5 @@ export const assignRequestId: RequestHandler = (req, res, next) => {
 };
 
 /** The logger for lines about one request. A child is made only when a line is written, so the hot path pays nothing. */
-export const requestLogger = (logger: Logger, req: { requestId?: string | undefined }): Logger => logger.child({ requestId: req.requestId });
+export const requestLogger = (logger: Logger, req: { requestId?: string | undefined }): Logger =>
+  logger.child({ requestId: req.requestId });

@@ -3,7 +3,18 @@
 // encodings, body limits, strict query strings, success statuses; every failure goes to the one error writer.
 // trpc-to-openapi stays out of the request path: it only generates the OpenAPI document and the path patterns.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Context, appRouter, contractError, createCallerFactory, pathParameters, queryValue, type RestRoute, restRoutes, routesForPath, toAppError } from '@collector/api';
+import {
+  appRouter,
+  type Context,
+  contractError,
+  createCallerFactory,
+  pathParameters,
+  queryValue,
+  type RestRoute,
+  restRoutes,
+  routesForPath,
+  toAppError,
+} from '@collector/api';
 import { type AppError, limits, pruneNesting } from '@collector/domain';
 import cors from 'cors';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
@@ -33,7 +44,8 @@ function queryInput(route: RestRoute, query: Record<string, string[]>): Record<s
   return input;
 }
 
-const hasBody = (req: IncomingMessage) => req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+const hasBody = (req: IncomingMessage) =>
+  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
 
 /** body-parser's failures, in the contract's words. */
 function bodyError(error: { type?: string; status?: number }): AppError {
@@ -41,7 +53,9 @@ function bodyError(error: { type?: string; status?: number }): AppError {
     case 'entity.too.large':
       return contractError('PAYLOAD_TOO_LARGE');
     case 'encoding.unsupported':
-      return contractError('UNSUPPORTED_MEDIA_TYPE', { details: [{ path: 'Content-Encoding', message: 'send identity, gzip, deflate or br' }] });
+      return contractError('UNSUPPORTED_MEDIA_TYPE', {
+        details: [{ path: 'Content-Encoding', message: 'send identity, gzip, deflate or br' }],
+      });
     case 'charset.unsupported':
       return contractError('UNSUPPORTED_MEDIA_TYPE', { details: [{ path: 'Content-Type', message: 'send UTF-8' }] });
     case 'entity.parse.failed':
@@ -60,14 +74,19 @@ export type OnTooLarge = (appKey: string | undefined) => void;
  * `budget`, the body's cost is reserved in it before it is read and lowered to its size once read (admission.ts), and
  * over budget it is not read at all.
  */
-function parseBody(limitBytes: number, { onTooLarge, budget }: { onTooLarge?: OnTooLarge | undefined; budget?: IngestBudget } = {}) {
+function parseBody(
+  limitBytes: number,
+  { onTooLarge, budget }: { onTooLarge?: OnTooLarge | undefined; budget?: IngestBudget } = {},
+) {
   const json = express.json({
     limit: limitBytes,
     inflate: true,
     strict: true,
     type: () => true,
     // The body read and decompressed, before it is parsed: a compressed one now holds its size, not the most it might.
-    ...(budget ? { verify: (_req: IncomingMessage, res: ServerResponse, body: Buffer) => budget.settle(res, body.length) } : {}),
+    ...(budget
+      ? { verify: (_req: IncomingMessage, res: ServerResponse, body: Buffer) => budget.settle(res, body.length) }
+      : {}),
   });
   const encodingOf = (req: Request) => req.headers['content-encoding'];
   return (req: Request, res: Response, next: NextFunction) => {
@@ -90,7 +109,8 @@ function parseBody(limitBytes: number, { onTooLarge, budget }: { onTooLarge?: On
     json(req, res, (error?: unknown) => {
       if (error) {
         const appError = bodyError(error as { type?: string });
-        if (appError.code === 'PAYLOAD_TOO_LARGE' && onTooLarge) onTooLarge(appKeyInPrefix(firstChunk?.(), encodingOf(req)));
+        if (appError.code === 'PAYLOAD_TOO_LARGE' && onTooLarge)
+          onTooLarge(appKeyInPrefix(firstChunk?.(), encodingOf(req)));
         return next(appError);
       }
       // Body > events > event: anything deeper than an event may nest is cut, so no later step (zod, a log
@@ -103,7 +123,11 @@ function parseBody(limitBytes: number, { onTooLarge, budget }: { onTooLarge?: On
 
 type ProcedureCall = (input: unknown) => Promise<unknown>;
 
-export function createRestAdapter(createContext: (opts: { req: Request }) => Context, ingestBudget: IngestBudget, onIngestTooLarge?: OnTooLarge): Router {
+export function createRestAdapter(
+  createContext: (opts: { req: Request }) => Context,
+  ingestBudget: IngestBudget,
+  onIngestTooLarge?: OnTooLarge,
+): Router {
   const createCaller = createCallerFactory(appRouter);
   // Each procedure's place in the caller ("issues.list"), split once here rather than per request.
   const segments = new Map(restRoutes.map((route) => [route, route.procedurePath.split('.')]));
@@ -135,7 +159,16 @@ export function createRestAdapter(createContext: (opts: { req: Request }) => Con
   const rest = Router();
   // Any page may send events (SDKs, sendBeacon); the dashboard endpoints stay same-origin.
   // Retry-After is exposed so a browser SDK on another origin can honour 429 and 503.
-  rest.use(INGEST_PATH, cors({ origin: '*', methods: ['POST'], allowedHeaders: ['Content-Type', 'Content-Encoding'], exposedHeaders: ['Retry-After', 'X-Request-Id'], maxAge: 86_400 }));
+  rest.use(
+    INGEST_PATH,
+    cors({
+      origin: '*',
+      methods: ['POST'],
+      allowedHeaders: ['Content-Type', 'Content-Encoding'],
+      exposedHeaders: ['Retry-After', 'X-Request-Id'],
+      maxAge: 86_400,
+    }),
+  );
 
   rest.use((req, res, next) => {
     const routes = routesForPath(req.path);
@@ -148,7 +181,11 @@ export function createRestAdapter(createContext: (opts: { req: Request }) => Con
     if (route.method === 'GET') return void answer(route, req, res, next);
 
     if (hasBody(req) && !route.contentTypes.some((type) => req.is(type))) {
-      return next(contractError('UNSUPPORTED_MEDIA_TYPE', { details: [{ path: 'Content-Type', message: `send ${route.contentTypes.join(' or ')}` }] }));
+      return next(
+        contractError('UNSUPPORTED_MEDIA_TYPE', {
+          details: [{ path: 'Content-Type', message: `send ${route.contentTypes.join(' or ')}` }],
+        }),
+      );
     }
     const parse = route.path === INGEST_PATH ? ingestBody : jsonBody;
     parse(req, res, (error?: unknown) => {

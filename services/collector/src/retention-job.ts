@@ -17,7 +17,12 @@ export interface RetentionJob {
   stop(): Promise<void>;
 }
 
-export function startRetentionJob(database: DatabaseHandle, options: RetentionJobOptions, clock: () => number, logger: Logger): RetentionJob {
+export function startRetentionJob(
+  database: DatabaseHandle,
+  options: RetentionJobOptions,
+  clock: () => number,
+  logger: Logger,
+): RetentionJob {
   /** The run in progress, settled either way (its failure is the caller's of runNow). */
   let running: Promise<void> | undefined;
   let stopped = false;
@@ -26,7 +31,10 @@ export function startRetentionJob(database: DatabaseHandle, options: RetentionJo
   const run = async () => {
     const started = Date.now();
     try {
-      const report = await runRetention(database.db, options, clock(), { chunk: options.chunk, signal: stopping.signal });
+      const report = await runRetention(database.db, options, clock(), {
+        chunk: options.chunk,
+        signal: stopping.signal,
+      });
       logger.info({ ...report, ms: Date.now() - started }, 'retention run');
       return report;
     } catch (error) {

@@ -2,9 +2,17 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { defaultRateLimits, type RateLimitConfig } from '@collector/api';
-import { type DatabaseHandle, type EmbeddedPostgres, OutcomeCounter, migrateDatabase, migrateToLatest, openDatabase, startEmbeddedPostgres } from '@collector/db';
+import {
+  type DatabaseHandle,
+  type EmbeddedPostgres,
+  migrateDatabase,
+  migrateToLatest,
+  OutcomeCounter,
+  openDatabase,
+  startEmbeddedPostgres,
+} from '@collector/db';
 import { IngestBudget } from './admission';
-import { AlertWorker, type AlertOptions } from './alerts/worker';
+import { type AlertOptions, AlertWorker } from './alerts/worker';
 import { createApp } from './app';
 import { DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES } from './env';
 import type { Logger } from './logger';
@@ -52,7 +60,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   if (!options.databaseUrl && !options.dataDir) throw new Error('startServer: a databaseUrl or a dataDir is needed');
   // Without a URL the collector runs its own PostgreSQL server in dataDir, and stops it with itself.
   const embedded: EmbeddedPostgres | undefined =
-    options.databaseUrl || pglite ? undefined : await startEmbeddedPostgres({ dataDir: options.dataDir as string, log: (message) => logger.info(message) });
+    options.databaseUrl || pglite
+      ? undefined
+      : await startEmbeddedPostgres({ dataDir: options.dataDir as string, log: (message) => logger.info(message) });
   const databaseUrl = options.databaseUrl ?? embedded?.url;
   let opened: DatabaseHandle | undefined;
   try {
@@ -77,7 +87,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     await database.close();
     await embedded?.stop();
   };
-  const outcomes = new OutcomeCounter(database.db, { onError: (error) => logger.warn({ err: error }, 'outcomes not written yet; retrying') });
+  const outcomes = new OutcomeCounter(database.db, {
+    onError: (error) => logger.warn({ err: error }, 'outcomes not written yet; retrying'),
+  });
   let boundPort = options.port;
   const alertWorker = new AlertWorker(
     database.db,
@@ -112,19 +124,25 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         ? { code: 'PAYLOAD_TOO_LARGE', message: 'the request headers are too large' }
         : { code: 'VALIDATION_FAILED', message: 'the request is not valid HTTP' },
     });
-    socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
-  await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))]).catch(async (error) => {
-    await close();
-    throw error;
-  });
+  await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))]).catch(
+    async (error) => {
+      await close();
+      throw error;
+    },
+  );
   const { port } = server.address() as AddressInfo;
   boundPort = port;
   const url = `http://localhost:${port}`;
   // Links in alerts lead to the dashboard where users reach it: PUBLIC_URL, else this address.
   alertWorker.start(options.publicUrl ?? url);
   // At start, then hourly; the server already serves while the first run goes on.
-  const retention = options.retention ? startRetentionJob(database, options.retention, options.clock ?? Date.now, logger) : undefined;
+  const retention = options.retention
+    ? startRetentionJob(database, options.retention, options.clock ?? Date.now, logger)
+    : undefined;
   return {
     url,
     database,

@@ -29,19 +29,26 @@ const FAILED_START_MS = 10_000;
 
 export async function runPrimary(env: Env, logger: Logger): Promise<void> {
   if (!env.databaseUrl && env.embedded === 'pglite') {
-    logger.fatal('WORKERS > 1 needs PostgreSQL: PGlite serves one process only. Unset EMBEDDED (the embedded PostgreSQL server) or set DATABASE_URL.');
+    logger.fatal(
+      'WORKERS > 1 needs PostgreSQL: PGlite serves one process only. Unset EMBEDDED (the embedded PostgreSQL server) or set DATABASE_URL.',
+    );
     process.exit(1);
   }
   let embedded: EmbeddedPostgres | undefined;
   try {
-    embedded = env.databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: env.dataDir, log: (message) => logger.info(message) });
+    embedded = env.databaseUrl
+      ? undefined
+      : await startEmbeddedPostgres({ dataDir: env.dataDir, log: (message) => logger.info(message) });
     await migrateDatabase({ url: env.databaseUrl ?? embedded?.url });
   } catch (error) {
     logger.fatal({ err: error }, 'could not start');
     await embedded?.stop();
     process.exit(1);
   }
-  const assignment: WorkerAssignment = { databaseUrl: env.databaseUrl ?? embedded?.url, databaseBackend: embedded ? 'embedded' : 'postgres' };
+  const assignment: WorkerAssignment = {
+    databaseUrl: env.databaseUrl ?? embedded?.url,
+    databaseBackend: embedded ? 'embedded' : 'postgres',
+  };
 
   let stopping = false;
   let listening = 0;
@@ -54,7 +61,9 @@ export async function runPrimary(env: Env, logger: Logger): Promise<void> {
       listening += 1;
       if (listening === env.workers) {
         const where = env.databaseUrl ? 'PostgreSQL' : `embedded PostgreSQL in ${env.dataDir}`;
-        logger.info(`collector listening on http://${env.host ?? 'localhost'}:${address.port} (${env.workers} workers, ${where})`);
+        logger.info(
+          `collector listening on http://${env.host ?? 'localhost'}:${address.port} (${env.workers} workers, ${where})`,
+        );
       }
     });
   };

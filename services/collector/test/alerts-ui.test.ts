@@ -22,8 +22,14 @@ let page: Page;
 beforeAll(async () => {
   await promisify(execFile)(process.execPath, [ensureBuilt], { timeout: 120_000 });
   mkdirSync(artifacts, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', timezoneId: 'UTC' })).newPage();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
+  page = await (
+    await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', timezoneId: 'UTC' })
+  ).newPage();
   page.setDefaultTimeout(15_000);
 }, 180_000);
 afterAll(() => browser?.close());
@@ -48,7 +54,10 @@ describe(`the Alerts page (${backend})`, () => {
 
     await page.getByRole('button', { name: 'Send a test' }).click();
     await page.getByText('The test was delivered.').waitFor();
-    expect(receiver.received.at(-1)?.body).toMatchObject({ trigger: 'test', app: { appKey: app.appKey, name: 'Shop' } });
+    expect(receiver.received.at(-1)?.body).toMatchObject({
+      trigger: 'test',
+      app: { appKey: app.appKey, name: 'Shop' },
+    });
     const delivery = page.locator('table.deliveries tbody tr').first();
     await delivery.waitFor();
     expect(await delivery.locator('[data-status]').textContent()).toBe('delivered');

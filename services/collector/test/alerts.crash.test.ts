@@ -24,9 +24,22 @@ afterAll(() => {
 
 /** The service as `pnpm start` runs it (shutdown.test.ts starts it the same way). */
 async function startService(): Promise<{ child: ChildProcess; url: string; exit: Promise<unknown> }> {
-  const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ALERTS_ALLOW_PRIVATE_NETWORKS: 'true', PUBLIC_URL: 'https://collector.example.com' };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    ALERTS_ALLOW_PRIVATE_NETWORKS: 'true',
+    PUBLIC_URL: 'https://collector.example.com',
+  };
   if (!databaseUrl) delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/collector/src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'services/collector/src/main.ts'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   const exit = once(child, 'exit');
   const output: string[] = [];
@@ -50,7 +63,10 @@ async function startService(): Promise<{ child: ChildProcess; url: string; exit:
 async function call(url: string, method: string, path: string, body?: unknown, token?: string) {
   const response = await fetch(`${url}${path}`, {
     method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -58,15 +74,35 @@ async function call(url: string, method: string, path: string, body?: unknown, t
 }
 
 describe('a crash between the batch’s 200 and the webhook’s delivery', () => {
-  it('loses no alert: the restarted collector delivers it, with the same delivery id', { timeout: 150_000 }, async () => {
+  it('loses no alert: the restarted collector delivers it, with the same delivery id', {
+    timeout: 150_000,
+  }, async () => {
     const first = await startService();
-    const { body: account } = await call(first.url, 'POST', '/api/auth/register', { email: uniqueEmail(), password: PASSWORD });
-    const { body: created } = await call(first.url, 'POST', '/api/apps', { name: 'Crashy', type: 'web' }, account.token);
+    const { body: account } = await call(first.url, 'POST', '/api/auth/register', {
+      email: uniqueEmail(),
+      password: PASSWORD,
+    });
+    const { body: created } = await call(
+      first.url,
+      'POST',
+      '/api/apps',
+      { name: 'Crashy', type: 'web' },
+      account.token,
+    );
     const appKey = created.app.appKey;
-    const { body: rule } = await call(first.url, 'POST', `/api/apps/${appKey}/alerts`, { trigger: 'new_issue', channel: { type: 'webhook', url: receiver.url } }, account.token);
+    const { body: rule } = await call(
+      first.url,
+      'POST',
+      `/api/apps/${appKey}/alerts`,
+      { trigger: 'new_issue', channel: { type: 'webhook', url: receiver.url } },
+      account.token,
+    );
 
     receiver.answers.push('hang');
-    const batch = await call(first.url, 'POST', '/api/events/batch', { appKey, events: [makeEvent({ fingerprint: 'Error:crash' })] });
+    const batch = await call(first.url, 'POST', '/api/events/batch', {
+      appKey,
+      events: [makeEvent({ fingerprint: 'Error:crash' })],
+    });
     expect(batch.status).toBe(200);
     // The webhook is on its way and unanswered: the collector dies now.
     const [inFlight] = await receiver.waitFor(1, 10_000);
@@ -78,12 +114,17 @@ describe('a crash between the batch’s 200 and the webhook’s delivery', () =>
     const [, again] = await receiver.waitFor(2, 60_000);
     expect(again?.headers['x-collector-delivery']).toBe(inFlight?.headers['x-collector-delivery']);
     expect(again?.raw).toBe(inFlight?.raw);
-    expect(again?.headers['x-collector-signature']).toBe(`sha256=${createHmac('sha256', rule.alert.secret).update(again?.raw ?? '').digest('hex')}`);
+    expect(again?.headers['x-collector-signature']).toBe(
+      `sha256=${createHmac('sha256', rule.alert.secret)
+        .update(again?.raw ?? '')
+        .digest('hex')}`,
+    );
     expect(again?.body).toMatchObject({ trigger: 'new_issue', issue: { id: `${appKey}:Error:crash` } });
 
     let deliveries: Array<{ status: string; attempts: number }> = [];
     for (let i = 0; i < 50; i++) {
-      deliveries = (await call(second.url, 'GET', `/api/apps/${appKey}/alerts/deliveries`, undefined, account.token)).body.deliveries;
+      deliveries = (await call(second.url, 'GET', `/api/apps/${appKey}/alerts/deliveries`, undefined, account.token))
+        .body.deliveries;
       if (deliveries[0]?.status === 'delivered') break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -40,7 +40,13 @@ const smtpPort = (smtp.server.address() as AddressInfo).port;
 
 const PUBLIC_URL = 'https://errors.example.com';
 const server = await startTestServer({
-  alerts: { smtpUrl: `smtp://alerts:s3cret@127.0.0.1:${smtpPort}`, mailFrom: 'Collector <collector@example.com>', pollMs: 100, firstRetryMs: 300, publicUrl: PUBLIC_URL },
+  alerts: {
+    smtpUrl: `smtp://alerts:s3cret@127.0.0.1:${smtpPort}`,
+    mailFrom: 'Collector <collector@example.com>',
+    pollMs: 100,
+    firstRetryMs: 300,
+    publicUrl: PUBLIC_URL,
+  },
 });
 const { token } = await signUp(server);
 
@@ -53,10 +59,19 @@ async function waitForMail(count: number, timeoutMs = 8_000) {
 describe('an e-mail alert', () => {
   it('mails a new issue with its message, counts and link, in text and HTML', async () => {
     const app = await createApp(server, token, { name: 'Storefront' });
-    const created = await server.call('POST', `/api/apps/${app.appKey}/alerts`, { token, body: { trigger: 'new_issue', channel: { type: 'email', to: 'oncall@example.com' } } });
+    const created = await server.call('POST', `/api/apps/${app.appKey}/alerts`, {
+      token,
+      body: { trigger: 'new_issue', channel: { type: 'email', to: 'oncall@example.com' } },
+    });
     expect(created.status).toBe(201);
     const before = received.length;
-    const events = [0, 1, 2].map((i) => makeEvent({ fingerprint: 'TypeError:cart', message: 'Cannot read properties of undefined', anonymousId: `anon_${i}` }));
+    const events = [0, 1, 2].map((i) =>
+      makeEvent({
+        fingerprint: 'TypeError:cart',
+        message: 'Cannot read properties of undefined',
+        anonymousId: `anon_${i}`,
+      }),
+    );
     expect((await sendBatch(server, app.appKey, events)).status).toBe(200);
     const [mail] = (await waitForMail(before + 1)).slice(before);
     if (!mail) throw new Error('no mail arrived');
@@ -71,15 +86,23 @@ describe('an e-mail alert', () => {
     expect(mail.html).toContain('3 events, 3 users');
 
     const deliveries = await server.call('GET', `/api/apps/${app.appKey}/alerts/deliveries`, { token });
-    expect(deliveries.body.deliveries).toEqual([expect.objectContaining({ status: 'delivered', attempts: 1, trigger: 'new_issue' })]);
+    expect(deliveries.body.deliveries).toEqual([
+      expect.objectContaining({ status: 'delivered', attempts: 1, trigger: 'new_issue' }),
+    ]);
   });
 
   it('is retried when the SMTP server refuses the first attempt', async () => {
     const app = await createApp(server, token);
-    await server.call('POST', `/api/apps/${app.appKey}/alerts`, { token, body: { trigger: 'new_issue', channel: { type: 'email', to: 'oncall@example.com' } } });
+    await server.call('POST', `/api/apps/${app.appKey}/alerts`, {
+      token,
+      body: { trigger: 'new_issue', channel: { type: 'email', to: 'oncall@example.com' } },
+    });
     const before = received.length;
     refuseNext = 1;
-    expect((await sendBatch(server, app.appKey, [makeEvent({ fingerprint: 'RangeError:retry', errorType: 'RangeError' })])).status).toBe(200);
+    expect(
+      (await sendBatch(server, app.appKey, [makeEvent({ fingerprint: 'RangeError:retry', errorType: 'RangeError' })]))
+        .status,
+    ).toBe(200);
     const [mail] = (await waitForMail(before + 1)).slice(before);
     expect(mail?.subject).toContain('RangeError');
     let delivery: { status: string; attempts: number; lastError: string } | undefined;
@@ -87,13 +110,24 @@ describe('an e-mail alert', () => {
       delivery = (await server.call('GET', `/api/apps/${app.appKey}/alerts/deliveries`, { token })).body.deliveries[0];
       if (delivery?.status !== 'delivered') await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(delivery).toMatchObject({ status: 'delivered', attempts: 2, lastError: expect.stringContaining('try again later') });
+    expect(delivery).toMatchObject({
+      status: 'delivered',
+      attempts: 2,
+      lastError: expect.stringContaining('try again later'),
+    });
     expect(received.length).toBe(before + 1);
   });
 
   it('sends a test mail', async () => {
     const app = await createApp(server, token, { name: 'Tested' });
-    const created = await server.call('POST', `/api/apps/${app.appKey}/alerts`, { token, body: { trigger: 'spike', spike: { events: 10, minutes: 5 }, channel: { type: 'email', to: 'oncall@example.com' } } });
+    const created = await server.call('POST', `/api/apps/${app.appKey}/alerts`, {
+      token,
+      body: {
+        trigger: 'spike',
+        spike: { events: 10, minutes: 5 },
+        channel: { type: 'email', to: 'oncall@example.com' },
+      },
+    });
     const before = received.length;
     const reply = await server.call('POST', `/api/apps/${app.appKey}/alerts/${created.body.alert.id}/test`, { token });
     expect(reply.body.delivery).toMatchObject({ status: 'delivered', trigger: 'test' });

@@ -9,7 +9,8 @@ const stranger = await signUp(server);
 const { appKey } = await createApp(server, owner.token);
 const webhook = { type: 'webhook', url: 'http://127.0.0.1:9/hook' };
 
-const create = (body: unknown, token = owner.token, key = appKey) => server.call('POST', `/api/apps/${key}/alerts`, { token, body });
+const create = (body: unknown, token = owner.token, key = appKey) =>
+  server.call('POST', `/api/apps/${key}/alerts`, { token, body });
 
 describe('creating an alert rule', () => {
   it.each([
@@ -18,16 +19,32 @@ describe('creating an alert rule', () => {
     ['a spike without its numbers', { trigger: 'spike', channel: webhook }, 'spike'],
     ['spike events 0', { trigger: 'spike', spike: { events: 0, minutes: 5 }, channel: webhook }, 'spike.events'],
     ['spike minutes 0', { trigger: 'spike', spike: { events: 5, minutes: 0 }, channel: webhook }, 'spike.minutes'],
-    ['spike minutes 1441', { trigger: 'spike', spike: { events: 5, minutes: 1441 }, channel: webhook }, 'spike.minutes'],
-    ['spike events as text', { trigger: 'spike', spike: { events: '5', minutes: 5 }, channel: webhook }, 'spike.events'],
+    [
+      'spike minutes 1441',
+      { trigger: 'spike', spike: { events: 5, minutes: 1441 }, channel: webhook },
+      'spike.minutes',
+    ],
+    [
+      'spike events as text',
+      { trigger: 'spike', spike: { events: '5', minutes: 5 }, channel: webhook },
+      'spike.events',
+    ],
     ['fractional minutes', { trigger: 'spike', spike: { events: 5, minutes: 1.5 }, channel: webhook }, 'spike.minutes'],
-    ['spike numbers on another trigger', { trigger: 'new_issue', spike: { events: 5, minutes: 5 }, channel: webhook }, 'spike'],
+    [
+      'spike numbers on another trigger',
+      { trigger: 'new_issue', spike: { events: 5, minutes: 5 }, channel: webhook },
+      'spike',
+    ],
     ['no channel', { trigger: 'new_issue' }, 'channel'],
     ['an unknown channel', { trigger: 'new_issue', channel: { type: 'pager', to: 'x' } }, 'channel.type'],
     ['an ftp URL', { trigger: 'new_issue', channel: { type: 'webhook', url: 'ftp://example.com/x' } }, 'channel.url'],
     ['a file URL', { trigger: 'new_issue', channel: { type: 'webhook', url: 'file:///etc/passwd' } }, 'channel.url'],
     ['no URL at all', { trigger: 'new_issue', channel: { type: 'webhook', url: 'hooks' } }, 'channel.url'],
-    ['credentials in the URL', { trigger: 'new_issue', channel: { type: 'webhook', url: 'https://me:secret@example.com/' } }, 'channel.url'],
+    [
+      'credentials in the URL',
+      { trigger: 'new_issue', channel: { type: 'webhook', url: 'https://me:secret@example.com/' } },
+      'channel.url',
+    ],
     ['a bad e-mail address', { trigger: 'new_issue', channel: { type: 'email', to: 'ops' } }, 'channel.to'],
   ])('refuses %s (400)', async (_, body, path) => {
     const reply = await create(body);
@@ -44,7 +61,11 @@ describe('creating an alert rule', () => {
   });
 
   it('refuses JSON that is not JSON', async () => {
-    const reply = await server.call('POST', `/api/apps/${appKey}/alerts`, { token: owner.token, rawBody: '{"trigger":', headers: { 'content-type': 'application/json' } });
+    const reply = await server.call('POST', `/api/apps/${appKey}/alerts`, {
+      token: owner.token,
+      rawBody: '{"trigger":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(reply.status).toBe(400);
     expect(reply.body.error.code).toBe('INVALID_JSON');
   });
@@ -68,9 +89,17 @@ describe('another user’s app, an unknown app or rule', () => {
       for (const reply of replies) expect(reply.body.error.code).toBe('NOT_FOUND');
     }
     // The stranger's attempts changed nothing.
-    expect((await server.call('GET', `/api/apps/${appKey}/alerts`, { token: owner.token })).body.alerts.map((alert: { id: string }) => alert.id)).toContain(id);
-    expect((await server.call('DELETE', `/api/apps/${appKey}/alerts/alert_unknown`, { token: owner.token })).status).toBe(404);
-    expect((await server.call('POST', `/api/apps/${appKey}/alerts/alert_unknown/test`, { token: owner.token })).status).toBe(404);
+    expect(
+      (await server.call('GET', `/api/apps/${appKey}/alerts`, { token: owner.token })).body.alerts.map(
+        (alert: { id: string }) => alert.id,
+      ),
+    ).toContain(id);
+    expect(
+      (await server.call('DELETE', `/api/apps/${appKey}/alerts/alert_unknown`, { token: owner.token })).status,
+    ).toBe(404);
+    expect(
+      (await server.call('POST', `/api/apps/${appKey}/alerts/alert_unknown/test`, { token: owner.token })).status,
+    ).toBe(404);
   });
 
   it('needs a session', async () => {
@@ -90,7 +119,9 @@ describe('methods and strict query strings', () => {
   });
 
   it.each(['abc', '', '0', '101', '1.5'])('refuses deliveries?limit=%s', async (limit) => {
-    const reply = await server.call('GET', `/api/apps/${appKey}/alerts/deliveries?limit=${limit}`, { token: owner.token });
+    const reply = await server.call('GET', `/api/apps/${appKey}/alerts/deliveries?limit=${limit}`, {
+      token: owner.token,
+    });
     expect(reply.status).toBe(400);
   });
 });

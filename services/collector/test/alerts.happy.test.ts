@@ -5,7 +5,9 @@ import { backend, createApp, makeEvent, sendBatch, signUp, startTestServer } fro
 import { startReceiver } from './webhook-receiver';
 
 const PUBLIC_URL = 'https://collector.example.com';
-const server = await startTestServer({ alerts: { allowPrivateNetworks: true, pollMs: 100, firstRetryMs: 300, publicUrl: PUBLIC_URL } });
+const server = await startTestServer({
+  alerts: { allowPrivateNetworks: true, pollMs: 100, firstRetryMs: 300, publicUrl: PUBLIC_URL },
+});
 const receiver = await startReceiver();
 afterAll(() => receiver.close());
 const { token } = await signUp(server);
@@ -50,7 +52,11 @@ describe('alert rules', () => {
       secret: expect.stringMatching(/^whsec_[a-z0-9]{40}$/),
       createdAt: expect.any(Number),
     });
-    const spike = await createAlert(appKey, { trigger: 'spike', spike: { events: 100, minutes: 60 }, channel: { type: 'webhook', url: receiver.url } });
+    const spike = await createAlert(appKey, {
+      trigger: 'spike',
+      spike: { events: 100, minutes: 60 },
+      channel: { type: 'webhook', url: receiver.url },
+    });
     expect(spike.spike).toEqual({ events: 100, minutes: 60 });
 
     const listed = await server.call('GET', `/api/apps/${appKey}/alerts`, { token });
@@ -67,7 +73,10 @@ describe('alert rules', () => {
 describe('a new issue', () => {
   it('sends exactly one signed webhook within 5 s of the batch’s 200, and a second event of the issue none', async () => {
     const app = await newApp('Checkout');
-    const alert = await createAlert(app.appKey, { trigger: 'new_issue', channel: { type: 'webhook', url: receiver.url } });
+    const alert = await createAlert(app.appKey, {
+      trigger: 'new_issue',
+      channel: { type: 'webhook', url: receiver.url },
+    });
     const before = receiver.received.length;
     const fingerprint = `TypeError:${randomUUID().slice(0, 8)}`;
 
@@ -80,12 +89,20 @@ describe('a new issue', () => {
 
     const issueId = `${app.appKey}:${fingerprint}`;
     expect(webhook.headers['content-type']).toBe('application/json');
-    expect(webhook.headers['x-collector-signature']).toBe(`sha256=${createHmac('sha256', alert.secret).update(webhook.raw).digest('hex')}`);
+    expect(webhook.headers['x-collector-signature']).toBe(
+      `sha256=${createHmac('sha256', alert.secret).update(webhook.raw).digest('hex')}`,
+    );
     expect(webhook.body).toEqual({
       id: webhook.headers['x-collector-delivery'],
       trigger: 'new_issue',
       app: { appKey: app.appKey, name: 'Checkout' },
-      issue: expect.objectContaining({ id: issueId, appKey: app.appKey, fingerprint, eventCount: 2, message: `broke ${fingerprint}` }),
+      issue: expect.objectContaining({
+        id: issueId,
+        appKey: app.appKey,
+        fingerprint,
+        eventCount: 2,
+        message: `broke ${fingerprint}`,
+      }),
       url: `${PUBLIC_URL}/issues/${encodeURIComponent(issueId)}`,
     });
 
@@ -124,18 +141,33 @@ describe('a new issue', () => {
       () => deliveries(app.appKey),
       (each) => each[0]?.status === 'delivered',
     );
-    expect(rows).toEqual([expect.objectContaining({ id: attempts[0]?.headers['x-collector-delivery'], status: 'delivered', attempts: 2, lastError: 'HTTP 500: receiver says no' })]);
+    expect(rows).toEqual([
+      expect.objectContaining({
+        id: attempts[0]?.headers['x-collector-delivery'],
+        status: 'delivered',
+        attempts: 2,
+        lastError: 'HTTP 500: receiver says no',
+      }),
+    ]);
   });
 
   it('alerts each rule of the app, and no rule of another app', async () => {
     const app = await newApp();
     const other = await newApp();
-    const first = await createAlert(app.appKey, { trigger: 'new_issue', channel: { type: 'webhook', url: receiver.url } });
-    const second = await createAlert(app.appKey, { trigger: 'new_issue', channel: { type: 'webhook', url: `${receiver.url}?second` } });
+    const first = await createAlert(app.appKey, {
+      trigger: 'new_issue',
+      channel: { type: 'webhook', url: receiver.url },
+    });
+    const second = await createAlert(app.appKey, {
+      trigger: 'new_issue',
+      channel: { type: 'webhook', url: `${receiver.url}?second` },
+    });
     await createAlert(app.appKey, { trigger: 'regression', channel: { type: 'webhook', url: receiver.url } });
     await createAlert(other.appKey, { trigger: 'new_issue', channel: { type: 'webhook', url: receiver.url } });
     const before = receiver.received.length;
-    expect((await sendBatch(server, app.appKey, [issueEvent('TypeError:one'), issueEvent('TypeError:two')])).status).toBe(200);
+    expect(
+      (await sendBatch(server, app.appKey, [issueEvent('TypeError:one'), issueEvent('TypeError:two')])).status,
+    ).toBe(200);
     await receiver.waitFor(before + 4, 5_000);
     await sleep(500);
     expect(receiver.received.length).toBe(before + 4);
@@ -143,12 +175,14 @@ describe('a new issue', () => {
       () => deliveries(app.appKey),
       (each) => each.length === 4 && each.every((row: { status: string }) => row.status === 'delivered'),
     );
-    expect(rows.map((row: { alertId: string; issueId: string }) => `${row.alertId === first.id ? 1 : row.alertId === second.id ? 2 : 0} ${row.issueId.split(':').slice(1).join(':')}`).sort()).toEqual([
-      '1 TypeError:one',
-      '1 TypeError:two',
-      '2 TypeError:one',
-      '2 TypeError:two',
-    ]);
+    expect(
+      rows
+        .map(
+          (row: { alertId: string; issueId: string }) =>
+            `${row.alertId === first.id ? 1 : row.alertId === second.id ? 2 : 0} ${row.issueId.split(':').slice(1).join(':')}`,
+        )
+        .sort(),
+    ).toEqual(['1 TypeError:one', '1 TypeError:two', '2 TypeError:one', '2 TypeError:two']);
     expect(await deliveries(other.appKey)).toEqual([]);
   });
 });
@@ -164,7 +198,9 @@ describe('several collector processes on one database', () => {
     const before = receiver.received.length;
     const fingerprints = Array.from({ length: 30 }, (_, i) => `Error:multi${i}`);
     await Promise.all(
-      fingerprints.map((fingerprint, i) => sendBatch(i % 2 === 0 ? server : other, app.appKey, [issueEvent(fingerprint)])),
+      fingerprints.map((fingerprint, i) =>
+        sendBatch(i % 2 === 0 ? server : other, app.appKey, [issueEvent(fingerprint)]),
+      ),
     );
     await receiver.waitFor(before + 60, 10_000);
     await sleep(1_000);
@@ -177,18 +213,32 @@ describe('several collector processes on one database', () => {
 describe('a spike', () => {
   it('alerts once when an issue reaches the rule’s events within its minutes, and not again in that window', async () => {
     const app = await newApp();
-    const alert = await createAlert(app.appKey, { trigger: 'spike', spike: { events: 3, minutes: 10 }, channel: { type: 'webhook', url: receiver.url } });
+    const alert = await createAlert(app.appKey, {
+      trigger: 'spike',
+      spike: { events: 3, minutes: 10 },
+      channel: { type: 'webhook', url: receiver.url },
+    });
     const hot = `Error:${randomUUID().slice(0, 8)}`;
     const before = receiver.received.length;
     // Two events of the issue, and three of three different issues: below the threshold each.
-    await sendBatch(server, app.appKey, [issueEvent(hot), issueEvent(hot), issueEvent('A:a'), issueEvent('B:b'), issueEvent('C:c')]);
+    await sendBatch(server, app.appKey, [
+      issueEvent(hot),
+      issueEvent(hot),
+      issueEvent('A:a'),
+      issueEvent('B:b'),
+      issueEvent('C:c'),
+    ]);
     await sleep(800);
     expect(receiver.received.length).toBe(before);
 
     await sendBatch(server, app.appKey, [issueEvent(hot)]);
     const [webhook] = (await receiver.waitFor(before + 1, 5_000)).slice(before);
     expect(webhook?.body).toMatchObject({ trigger: 'spike', issue: { id: `${app.appKey}:${hot}`, eventCount: 3 } });
-    expect(webhook?.headers['x-collector-signature']).toBe(`sha256=${createHmac('sha256', alert.secret).update(webhook?.raw ?? '').digest('hex')}`);
+    expect(webhook?.headers['x-collector-signature']).toBe(
+      `sha256=${createHmac('sha256', alert.secret)
+        .update(webhook?.raw ?? '')
+        .digest('hex')}`,
+    );
 
     // Still within the window: more events make no second alert.
     await sendBatch(server, app.appKey, [issueEvent(hot), issueEvent(hot), issueEvent(hot), issueEvent(hot)]);
@@ -199,9 +249,17 @@ describe('a spike', () => {
 
   it('fires for a batch that alone holds enough events', async () => {
     const app = await newApp();
-    await createAlert(app.appKey, { trigger: 'spike', spike: { events: 5, minutes: 1 }, channel: { type: 'webhook', url: receiver.url } });
+    await createAlert(app.appKey, {
+      trigger: 'spike',
+      spike: { events: 5, minutes: 1 },
+      channel: { type: 'webhook', url: receiver.url },
+    });
     const before = receiver.received.length;
-    await sendBatch(server, app.appKey, Array.from({ length: 5 }, () => issueEvent('RangeError:burst')));
+    await sendBatch(
+      server,
+      app.appKey,
+      Array.from({ length: 5 }, () => issueEvent('RangeError:burst')),
+    );
     const [webhook] = (await receiver.waitFor(before + 1, 5_000)).slice(before);
     expect(webhook?.body).toMatchObject({ trigger: 'spike', issue: { eventCount: 5 } });
   });
@@ -210,23 +268,47 @@ describe('a spike', () => {
 describe('send a test', () => {
   it('sends a signed sample through the rule at once and answers with the delivery', async () => {
     const app = await newApp('Tested');
-    const alert = await createAlert(app.appKey, { trigger: 'regression', channel: { type: 'webhook', url: receiver.url } });
+    const alert = await createAlert(app.appKey, {
+      trigger: 'regression',
+      channel: { type: 'webhook', url: receiver.url },
+    });
     const before = receiver.received.length;
     const reply = await server.call('POST', `/api/apps/${app.appKey}/alerts/${alert.id}/test`, { token });
     expect(reply.status).toBe(200);
-    expect(reply.body.delivery).toMatchObject({ alertId: alert.id, trigger: 'test', issueId: null, status: 'delivered', attempts: 1 });
+    expect(reply.body.delivery).toMatchObject({
+      alertId: alert.id,
+      trigger: 'test',
+      issueId: null,
+      status: 'delivered',
+      attempts: 1,
+    });
     const webhook = receiver.received[before];
-    expect(webhook?.body).toMatchObject({ id: reply.body.delivery.id, trigger: 'test', app: { appKey: app.appKey, name: 'Tested' } });
-    expect(webhook?.headers['x-collector-signature']).toBe(`sha256=${createHmac('sha256', alert.secret).update(webhook?.raw ?? '').digest('hex')}`);
+    expect(webhook?.body).toMatchObject({
+      id: reply.body.delivery.id,
+      trigger: 'test',
+      app: { appKey: app.appKey, name: 'Tested' },
+    });
+    expect(webhook?.headers['x-collector-signature']).toBe(
+      `sha256=${createHmac('sha256', alert.secret)
+        .update(webhook?.raw ?? '')
+        .digest('hex')}`,
+    );
   });
 
   it('reports a receiver that fails, without retrying', async () => {
     const app = await newApp();
-    const alert = await createAlert(app.appKey, { trigger: 'new_issue', channel: { type: 'webhook', url: receiver.url } });
+    const alert = await createAlert(app.appKey, {
+      trigger: 'new_issue',
+      channel: { type: 'webhook', url: receiver.url },
+    });
     receiver.answers.push(503);
     const reply = await server.call('POST', `/api/apps/${app.appKey}/alerts/${alert.id}/test`, { token });
     expect(reply.status).toBe(200);
-    expect(reply.body.delivery).toMatchObject({ status: 'failed', attempts: 1, lastError: 'HTTP 503: receiver says no' });
+    expect(reply.body.delivery).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      lastError: 'HTTP 503: receiver says no',
+    });
   });
 });
 
@@ -239,7 +321,10 @@ describe('a regression', () => {
     await sendBatch(server, app.appKey, [issueEvent(fingerprint)]);
     const before = receiver.received.length;
     const issueId = `${app.appKey}:${fingerprint}`;
-    const resolved = await server.call('PATCH', `/api/issues/${encodeURIComponent(issueId)}`, { token, body: { status: 'resolved' } });
+    const resolved = await server.call('PATCH', `/api/issues/${encodeURIComponent(issueId)}`, {
+      token,
+      body: { status: 'resolved' },
+    });
     expect(resolved.status).toBe(200);
     await sendBatch(server, app.appKey, [issueEvent(fingerprint), issueEvent(fingerprint)]);
     const [webhook] = (await receiver.waitFor(before + 1, 5_000)).slice(before);

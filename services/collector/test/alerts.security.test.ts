@@ -2,8 +2,8 @@
 // unspecified addresses, neither at creation (400) nor at delivery (a rule that got past creation some other way).
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { addressRefusal, checkedAddresses } from '../src/alerts/webhook-address';
 import { sendWebhook } from '../src/alerts/webhook';
+import { addressRefusal, checkedAddresses } from '../src/alerts/webhook-address';
 import { createApp, makeEvent, sendBatch, signUp, startTestServer } from './harness';
 import { startReceiver } from './webhook-receiver';
 
@@ -33,7 +33,10 @@ describe('creating a webhook rule', () => {
     'http://2130706433/hook',
     'http://0x7f.1/hook',
   ])('refuses %s (400)', async (url) => {
-    const reply = await server.call('POST', `/api/apps/${appKey}/alerts`, { token, body: { trigger: 'new_issue', channel: { type: 'webhook', url } } });
+    const reply = await server.call('POST', `/api/apps/${appKey}/alerts`, {
+      token,
+      body: { trigger: 'new_issue', channel: { type: 'webhook', url } },
+    });
     expect(reply.status, JSON.stringify(reply.body)).toBe(400);
     expect(reply.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'channel.url' }] });
     expect(reply.body.error.message).toMatch(/refused|resolve/);
@@ -70,7 +73,13 @@ describe('at delivery', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       delivery = (await server.call('GET', `/api/apps/${appKey}/alerts/deliveries`, { token })).body.deliveries[0];
     }
-    expect(delivery).toMatchObject({ status: 'pending', attempts: 1, lastError: expect.stringMatching(/127\.0\.0\.1 is a loopback address, refused|::1 is a loopback address, refused/) });
+    expect(delivery).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      lastError: expect.stringMatching(
+        /127\.0\.0\.1 is a loopback address, refused|::1 is a loopback address, refused/,
+      ),
+    });
     expect(receiver.received).toEqual([]);
   });
 });
@@ -79,7 +88,19 @@ describe('the guard itself', () => {
   it('passes public unicast addresses only', () => {
     expect(addressRefusal('93.184.215.14')).toBeUndefined();
     expect(addressRefusal('2606:4700::6810:84e5')).toBeUndefined();
-    for (const address of ['127.0.0.1', '10.1.2.3', '169.254.169.254', '0.0.0.0', '::1', '::', '::ffff:10.0.0.1', 'fc00::1', 'fe80::1', '224.0.0.1', '255.255.255.255']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '169.254.169.254',
+      '0.0.0.0',
+      '::1',
+      '::',
+      '::ffff:10.0.0.1',
+      'fc00::1',
+      'fe80::1',
+      '224.0.0.1',
+      '255.255.255.255',
+    ]) {
       expect(addressRefusal(address), address).toMatch(/refused/);
     }
   });
@@ -87,21 +108,46 @@ describe('the guard itself', () => {
   it('refuses a name that resolves to loopback, and the connection never happens', async () => {
     await expect(checkedAddresses('localhost')).rejects.toThrow(/loopback/);
     await expect(
-      sendWebhook({ url: `http://localhost:${port}/hook`, body: '{}', secret: 's', deliveryId: 'd', allowPrivateNetworks: false }),
+      sendWebhook({
+        url: `http://localhost:${port}/hook`,
+        body: '{}',
+        secret: 's',
+        deliveryId: 'd',
+        allowPrivateNetworks: false,
+      }),
     ).rejects.toThrow(/loopback/);
-    await expect(sendWebhook({ url: `http://[::ffff:127.0.0.1]:${port}/hook`, body: '{}', secret: 's', deliveryId: 'd', allowPrivateNetworks: false })).rejects.toThrow(
-      /loopback/,
-    );
+    await expect(
+      sendWebhook({
+        url: `http://[::ffff:127.0.0.1]:${port}/hook`,
+        body: '{}',
+        secret: 's',
+        deliveryId: 'd',
+        allowPrivateNetworks: false,
+      }),
+    ).rejects.toThrow(/loopback/);
     expect(receiver.received).toEqual([]);
     // The flag lifts it.
-    await sendWebhook({ url: `http://localhost:${port}/hook`, body: '{}', secret: 's', deliveryId: 'd', allowPrivateNetworks: true });
+    await sendWebhook({
+      url: `http://localhost:${port}/hook`,
+      body: '{}',
+      secret: 's',
+      deliveryId: 'd',
+      allowPrivateNetworks: true,
+    });
     expect(receiver.received).toHaveLength(1);
   });
 
   it('gives up on a receiver that does not answer in time, and reads only the start of a long answer', async () => {
     receiver.answers.push('hang');
     await expect(
-      sendWebhook({ url: receiver.url, body: '{}', secret: 's', deliveryId: 'd', allowPrivateNetworks: true, timeoutMs: 300 }),
+      sendWebhook({
+        url: receiver.url,
+        body: '{}',
+        secret: 's',
+        deliveryId: 'd',
+        allowPrivateNetworks: true,
+        timeoutMs: 300,
+      }),
     ).rejects.toThrow(/no answer within 0.3 s/);
   });
 });

@@ -8,7 +8,13 @@ describe('apps, happy paths', () => {
     const { token } = await signUp(server);
     const first = await server.call('POST', '/api/apps', { token, body: { name: '  Shop  ', type: 'web' } });
     expect(first.status).toBe(201);
-    expect(first.body.app).toEqual({ appKey: expect.stringMatching(/^web_[a-z0-9]{20}$/), name: 'Shop', type: 'web', createdAt: expect.any(Number), dsn: expect.stringMatching(/^http:\/\/[0-9a-f]{32}@localhost:\d+\/\d+$/) });
+    expect(first.body.app).toEqual({
+      appKey: expect.stringMatching(/^web_[a-z0-9]{20}$/),
+      name: 'Shop',
+      type: 'web',
+      createdAt: expect.any(Number),
+      dsn: expect.stringMatching(/^http:\/\/[0-9a-f]{32}@localhost:\d+\/\d+$/),
+    });
     const second = await createApp(server, token, { name: 'Mobile', type: 'react-native' });
     expect(second.appKey).toMatch(/^react-native_[a-z0-9]{20}$/);
     const list = await server.call('GET', '/api/apps', { token });

@@ -26,7 +26,9 @@ describe('register, errors', () => {
   });
 
   it('refuses one of the most common passwords', async () => {
-    const reply = await server.call('POST', '/api/auth/register', { body: { email: uniqueEmail(), password: 'password123' } });
+    const reply = await server.call('POST', '/api/auth/register', {
+      body: { email: uniqueEmail(), password: 'password123' },
+    });
     expectError(reply, 400, 'VALIDATION_FAILED');
     expect(reply.body.error.details).toEqual([{ path: 'password', message: 'is one of the most common passwords' }]);
   });
@@ -35,23 +37,33 @@ describe('register, errors', () => {
     const email = uniqueEmail();
     const password = `${'x'.repeat(127)}y`;
     expect((await server.call('POST', '/api/auth/register', { body: { email, password } })).status).toBe(201);
-    const truncated = await server.call('POST', '/api/auth/login', { body: { email, password: password.slice(0, 127) } });
+    const truncated = await server.call('POST', '/api/auth/login', {
+      body: { email, password: password.slice(0, 127) },
+    });
     expectError(truncated, 401, 'INVALID_CREDENTIALS');
   });
 
   it('answers 409 EMAIL_TAKEN for a registered e-mail, whatever its case', async () => {
     const { email } = await signUp(server);
-    const reply = await server.call('POST', '/api/auth/register', { body: { email: email.toUpperCase(), password: PASSWORD } });
+    const reply = await server.call('POST', '/api/auth/register', {
+      body: { email: email.toUpperCase(), password: PASSWORD },
+    });
     expectError(reply, 409, 'EMAIL_TAKEN');
   });
 
   it('answers 400 INVALID_JSON for a body that is not JSON', async () => {
-    const reply = await server.call('POST', '/api/auth/register', { rawBody: '{"email": ', headers: { 'content-type': 'application/json' } });
+    const reply = await server.call('POST', '/api/auth/register', {
+      rawBody: '{"email": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(reply, 400, 'INVALID_JSON');
   });
 
   it('answers 415 for a body that is not application/json', async () => {
-    const reply = await server.call('POST', '/api/auth/register', { rawBody: 'email=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const reply = await server.call('POST', '/api/auth/register', {
+      rawBody: 'email=a',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expectError(reply, 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
@@ -64,12 +76,16 @@ describe('register, errors', () => {
   });
 
   it('answers 413 for a body over 64 KiB', async () => {
-    const reply = await server.call('POST', '/api/auth/register', { body: { email: uniqueEmail(), password: PASSWORD, padding: 'x'.repeat(70_000) } });
+    const reply = await server.call('POST', '/api/auth/register', {
+      body: { email: uniqueEmail(), password: PASSWORD, padding: 'x'.repeat(70_000) },
+    });
     expectError(reply, 413, 'PAYLOAD_TOO_LARGE');
   });
 
   it('ignores unknown fields', async () => {
-    const reply = await server.call('POST', '/api/auth/register', { body: { email: uniqueEmail(), password: PASSWORD, admin: true } });
+    const reply = await server.call('POST', '/api/auth/register', {
+      body: { email: uniqueEmail(), password: PASSWORD, admin: true },
+    });
     expect(reply.status).toBe(201);
     expect(reply.body.user).not.toHaveProperty('admin');
   });
@@ -78,8 +94,12 @@ describe('register, errors', () => {
 describe('login, errors', () => {
   it('gives one answer for an unknown e-mail and a wrong password', async () => {
     const { email } = await signUp(server);
-    const wrongPassword = await server.call('POST', '/api/auth/login', { body: { email, password: 'not the password' } });
-    const unknownEmail = await server.call('POST', '/api/auth/login', { body: { email: uniqueEmail(), password: 'not the password' } });
+    const wrongPassword = await server.call('POST', '/api/auth/login', {
+      body: { email, password: 'not the password' },
+    });
+    const unknownEmail = await server.call('POST', '/api/auth/login', {
+      body: { email: uniqueEmail(), password: 'not the password' },
+    });
     expectError(wrongPassword, 401, 'INVALID_CREDENTIALS');
     expect(unknownEmail.status).toBe(401);
     expect(unknownEmail.body).toEqual(wrongPassword.body);

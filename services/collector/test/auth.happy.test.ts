@@ -9,15 +9,23 @@ describe('auth, happy paths', () => {
     const reply = await server.call('POST', '/api/auth/register', { body: { email, password: PASSWORD } });
     expect(reply.status).toBe(201);
     expect(reply.body.token).toMatch(/^session_[a-z0-9]{31}$/);
-    expect(reply.body.user).toEqual({ id: expect.stringMatching(/^user_[a-z0-9]+$/), email, createdAt: expect.any(Number) });
+    expect(reply.body.user).toEqual({
+      id: expect.stringMatching(/^user_[a-z0-9]+$/),
+      email,
+      createdAt: expect.any(Number),
+    });
     expect(JSON.stringify(reply.body)).not.toMatch(/password|hash|argon/i);
   });
 
   it('trims and lower-cases the e-mail, and logs in with another case', async () => {
     const email = uniqueEmail();
-    const registered = await server.call('POST', '/api/auth/register', { body: { email: `  ${email.toUpperCase()} `, password: PASSWORD } });
+    const registered = await server.call('POST', '/api/auth/register', {
+      body: { email: `  ${email.toUpperCase()} `, password: PASSWORD },
+    });
     expect(registered.body.user.email).toBe(email);
-    const login = await server.call('POST', '/api/auth/login', { body: { email: email.toUpperCase(), password: PASSWORD } });
+    const login = await server.call('POST', '/api/auth/login', {
+      body: { email: email.toUpperCase(), password: PASSWORD },
+    });
     expect(login.status).toBe(200);
     expect(login.body.user).toEqual(registered.body.user);
   });

@@ -9,11 +9,19 @@ const server = await startTestServer({ clock: () => now });
 describe('auth, security', () => {
   it('stores only the SHA-256 of a token and an argon2id hash of the password', async () => {
     const { token, user } = await signUp(server);
-    const sessions = await server.database.db.selectFrom('sessions').selectAll().where('user_id', '=', user.id).execute();
+    const sessions = await server.database.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('user_id', '=', user.id)
+      .execute();
     expect(sessions).toHaveLength(1);
     expect(sessions[0]?.id).toBe(createHash('sha256').update(token).digest('hex'));
     expect(JSON.stringify(sessions)).not.toContain(token.slice('session_'.length));
-    const row = await server.database.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirstOrThrow();
+    const row = await server.database.db
+      .selectFrom('users')
+      .select('password_hash')
+      .where('id', '=', user.id)
+      .executeTakeFirstOrThrow();
     expect(row.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(row.password_hash).not.toContain(PASSWORD);
   });
@@ -53,14 +61,23 @@ describe('auth, security', () => {
     // The right password is refused too while throttled; another e-mail is not affected.
     expect((await throttled.call('POST', '/api/auth/login', { body: { email, password: PASSWORD } })).status).toBe(429);
     const other = await signUp(throttled);
-    expect((await throttled.call('POST', '/api/auth/login', { body: { email: other.email, password: PASSWORD } })).status).toBe(200);
+    expect(
+      (await throttled.call('POST', '/api/auth/login', { body: { email: other.email, password: PASSWORD } })).status,
+    ).toBe(200);
   });
 
   it('throttles register and login per client address', async () => {
     const throttled = await startTestServer({ rateLimits: { authPerAddress: { ratePerSecond: 1 / 60, burst: 2 } } });
-    expect((await throttled.call('POST', '/api/auth/register', { body: { email: uniqueEmail(), password: PASSWORD } })).status).toBe(201);
-    expect((await throttled.call('POST', '/api/auth/login', { body: { email: uniqueEmail(), password: PASSWORD } })).status).toBe(401);
-    const third = await throttled.call('POST', '/api/auth/register', { body: { email: uniqueEmail(), password: PASSWORD } });
+    expect(
+      (await throttled.call('POST', '/api/auth/register', { body: { email: uniqueEmail(), password: PASSWORD } }))
+        .status,
+    ).toBe(201);
+    expect(
+      (await throttled.call('POST', '/api/auth/login', { body: { email: uniqueEmail(), password: PASSWORD } })).status,
+    ).toBe(401);
+    const third = await throttled.call('POST', '/api/auth/register', {
+      body: { email: uniqueEmail(), password: PASSWORD },
+    });
     expect(third.status).toBe(429);
     expect(third.body.error.code).toBe('RATE_LIMITED');
   });

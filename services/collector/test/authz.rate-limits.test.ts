@@ -25,13 +25,29 @@ describe('ingestion limit per appKey', () => {
     const other = await signUp(server);
     const otherApp = await createApp(server, other.token);
 
-    expect((await sendBatch(server, appKey, Array.from({ length: 50 }, () => makeEvent()))).status).toBe(200);
+    expect(
+      (
+        await sendBatch(
+          server,
+          appKey,
+          Array.from({ length: 50 }, () => makeEvent()),
+        )
+      ).status,
+    ).toBe(200);
     const batch = Array.from({ length: 20 }, () => makeEvent());
     const wait = expectRateLimited(await sendBatch(server, appKey, batch));
     // 10 tokens left, 20 needed, 1 a second.
     expect(wait).toBe(10);
     // Another user's app is not slowed down.
-    expect((await sendBatch(server, otherApp.appKey, Array.from({ length: 50 }, () => makeEvent()))).status).toBe(200);
+    expect(
+      (
+        await sendBatch(
+          server,
+          otherApp.appKey,
+          Array.from({ length: 50 }, () => makeEvent()),
+        )
+      ).status,
+    ).toBe(200);
 
     now += (wait - 1) * 1000;
     expectRateLimited(await sendBatch(server, appKey, batch));
@@ -49,14 +65,21 @@ describe('sign-in limit per e-mail', () => {
     const { email } = await signUp(server);
     const spellings = [email, email.toUpperCase(), ` ${email} `, `\t${email[0]?.toUpperCase()}${email.slice(1)}`];
     for (const spelling of spellings.slice(0, 3)) {
-      expect((await server.call('POST', '/api/auth/login', { body: { email: spelling, password: 'wrong password!' } })).status).toBe(401);
+      expect(
+        (await server.call('POST', '/api/auth/login', { body: { email: spelling, password: 'wrong password!' } }))
+          .status,
+      ).toBe(401);
     }
-    const wait = expectRateLimited(await server.call('POST', '/api/auth/login', { body: { email: spellings[3], password: PASSWORD } }));
+    const wait = expectRateLimited(
+      await server.call('POST', '/api/auth/login', { body: { email: spellings[3], password: PASSWORD } }),
+    );
     expect(wait).toBeGreaterThanOrEqual(1);
     expect(wait).toBeLessThanOrEqual(60);
     // Another account is unaffected meanwhile.
     const other = await signUp(server);
-    expect((await server.call('POST', '/api/auth/login', { body: { email: other.email, password: PASSWORD } })).status).toBe(200);
+    expect(
+      (await server.call('POST', '/api/auth/login', { body: { email: other.email, password: PASSWORD } })).status,
+    ).toBe(200);
 
     now += (wait - 1) * 1000;
     expectRateLimited(await server.call('POST', '/api/auth/login', { body: { email, password: PASSWORD } }));
@@ -72,7 +95,11 @@ const server = await startServer({
   databaseUrl: await testDatabaseUrl(),
   trustProxy: 'loopback',
   clock,
-  rateLimits: { ingestPerSecond: 0, authPerEmail: { ratePerSecond: 1000, burst: 1000 }, authPerAddress: { ratePerSecond: 1 / 2, burst: 3 } },
+  rateLimits: {
+    ingestPerSecond: 0,
+    authPerEmail: { ratePerSecond: 1000, burst: 1000 },
+    authPerAddress: { ratePerSecond: 1 / 2, burst: 3 },
+  },
   logger: createLogger('silent'),
 });
 afterAll(() => server.stop());
@@ -90,13 +117,19 @@ describe('sign-in and registration limit per client address', () => {
     const email = uniqueEmail();
     expect((await post('/api/auth/register', { email, password: PASSWORD }, '203.0.113.7')).status).toBe(201);
     expect((await post('/api/auth/login', { email, password: 'wrong password!' }, '203.0.113.7')).status).toBe(401);
-    expect((await post('/api/auth/login', { email: uniqueEmail(), password: PASSWORD }, '203.0.113.7')).status).toBe(401);
-    const wait = expectRateLimited(await post('/api/auth/register', { email: uniqueEmail(), password: PASSWORD }, '203.0.113.7'));
+    expect((await post('/api/auth/login', { email: uniqueEmail(), password: PASSWORD }, '203.0.113.7')).status).toBe(
+      401,
+    );
+    const wait = expectRateLimited(
+      await post('/api/auth/register', { email: uniqueEmail(), password: PASSWORD }, '203.0.113.7'),
+    );
     expectRateLimited(await post('/api/auth/login', { email, password: PASSWORD }, '203.0.113.7'));
 
     // The same account, from another address, is not locked out by what the first one did.
     expect((await post('/api/auth/login', { email, password: PASSWORD }, '198.51.100.9')).status).toBe(200);
-    expect((await post('/api/auth/register', { email: uniqueEmail(), password: PASSWORD }, '198.51.100.9')).status).toBe(201);
+    expect(
+      (await post('/api/auth/register', { email: uniqueEmail(), password: PASSWORD }, '198.51.100.9')).status,
+    ).toBe(201);
 
     now += wait * 1000;
     expect((await post('/api/auth/login', { email, password: PASSWORD }, '203.0.113.7')).status).toBe(200);

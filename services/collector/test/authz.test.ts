@@ -2,7 +2,7 @@
 // one's own. Rows: own token 200 (201, 204), another user's token 404 for the owner's app or issue, and
 // no, garbage, expired or logged-out token 401 UNAUTHENTICATED.
 import { describe, expect, it } from 'vitest';
-import { createApp, makeEvent, PASSWORD, sendBatch, signUp, startTestServer, type Reply } from './harness';
+import { createApp, makeEvent, PASSWORD, type Reply, sendBatch, signUp, startTestServer } from './harness';
 
 const DAY = 24 * 60 * 60 * 1000;
 const start = Date.now();
@@ -21,13 +21,24 @@ expect((await server.call('POST', '/api/auth/logout', { token: loggedOut.token }
 const ownerApp = await createApp(server, owner.token, { name: 'Owner shop' });
 const strangerApp = await createApp(server, stranger.token, { name: 'Stranger shop' });
 // Both users have an issue with the same fingerprint: ids differ only by appKey.
-await sendBatch(server, ownerApp.appKey, [makeEvent({ fingerprint: 'js:shared', message: 'owner secret', anonymousId: 'anon_owner' })]);
-await sendBatch(server, strangerApp.appKey, [makeEvent({ fingerprint: 'js:shared', message: 'stranger secret', anonymousId: 'anon_stranger' })]);
+await sendBatch(server, ownerApp.appKey, [
+  makeEvent({ fingerprint: 'js:shared', message: 'owner secret', anonymousId: 'anon_owner' }),
+]);
+await sendBatch(server, strangerApp.appKey, [
+  makeEvent({ fingerprint: 'js:shared', message: 'stranger secret', anonymousId: 'anon_stranger' }),
+]);
 await sendBatch(server, strangerApp.appKey, [makeEvent({ fingerprint: 'js:strangeronly', message: 'stranger only' })]);
 
 const ownerIssue = `${ownerApp.appKey}:js:shared`;
 const ownerMarks = [ownerApp.appKey, 'owner secret', 'Owner shop', owner.user.id, owner.email, 'anon_owner'];
-const strangerMarks = [strangerApp.appKey, 'stranger secret', 'Stranger shop', stranger.user.id, stranger.email, 'anon_stranger'];
+const strangerMarks = [
+  strangerApp.appKey,
+  'stranger secret',
+  'Stranger shop',
+  stranger.user.id,
+  stranger.email,
+  'anon_stranger',
+];
 
 interface Endpoint {
   method: 'GET' | 'POST';
@@ -61,39 +72,54 @@ const invalidTokens: [string, string | undefined][] = [
   ['a logged-out token', loggedOut.token],
 ];
 
-const call = (endpoint: Endpoint, token: string | undefined) => server.call(endpoint.method, endpoint.path, { token, body: endpoint.body });
+const call = (endpoint: Endpoint, token: string | undefined) =>
+  server.call(endpoint.method, endpoint.path, { token, body: endpoint.body });
 const text = (reply: Reply) => JSON.stringify(reply.body);
 
 describe('authorization matrix', () => {
-  it.each(endpoints.map((endpoint) => [`${endpoint.method} ${endpoint.path.replace(ownerApp.appKey, '<own appKey>')}`, endpoint] as const))(
-    '%s: own token',
-    async (_name, endpoint) => {
-      const reply = await call(endpoint, owner.token);
-      expect(reply.status).toBe(endpoint.ok);
-      expect(text(reply)).not.toMatch(new RegExp(strangerMarks.map((mark) => mark.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')));
-    },
-  );
+  it.each(
+    endpoints.map(
+      (endpoint) => [`${endpoint.method} ${endpoint.path.replace(ownerApp.appKey, '<own appKey>')}`, endpoint] as const,
+    ),
+  )('%s: own token', async (_name, endpoint) => {
+    const reply = await call(endpoint, owner.token);
+    expect(reply.status).toBe(endpoint.ok);
+    expect(text(reply)).not.toMatch(
+      new RegExp(strangerMarks.map((mark) => mark.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')),
+    );
+  });
 
-  it.each(endpoints.map((endpoint) => [`${endpoint.method} ${endpoint.path.replace(ownerApp.appKey, '<own appKey>')}`, endpoint] as const))(
-    '%s: another user’s token sees nothing of the owner’s',
-    async (_name, endpoint) => {
-      const reply = await call(endpoint, stranger.token);
-      expect(reply.status).toBe(endpoint.foreign);
-      if (endpoint.foreign === 404) expect(reply.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
-      for (const mark of ownerMarks) expect(text(reply), mark).not.toContain(mark);
-    },
-  );
+  it.each(
+    endpoints.map(
+      (endpoint) => [`${endpoint.method} ${endpoint.path.replace(ownerApp.appKey, '<own appKey>')}`, endpoint] as const,
+    ),
+  )('%s: another user’s token sees nothing of the owner’s', async (_name, endpoint) => {
+    const reply = await call(endpoint, stranger.token);
+    expect(reply.status).toBe(endpoint.foreign);
+    if (endpoint.foreign === 404)
+      expect(reply.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
+    for (const mark of ownerMarks) expect(text(reply), mark).not.toContain(mark);
+  });
 
-  it.each(endpoints.flatMap((endpoint) => invalidTokens.map(([name, token]) => [`${endpoint.method} ${endpoint.path.replace(ownerApp.appKey, '<own appKey>')}`, name, endpoint, token] as const)))(
-    '%s with %s: 401',
-    async (_path, _name, endpoint, token) => {
-      const reply = await call(endpoint, token);
-      expect(reply.status).toBe(401);
-      expect(reply.body).toEqual({ error: { code: 'UNAUTHENTICATED', message: expect.any(String) } });
-      expect(reply.headers.get('www-authenticate')).toBe('Bearer');
-      for (const mark of ownerMarks) expect(text(reply)).not.toContain(mark);
-    },
-  );
+  it.each(
+    endpoints.flatMap((endpoint) =>
+      invalidTokens.map(
+        ([name, token]) =>
+          [
+            `${endpoint.method} ${endpoint.path.replace(ownerApp.appKey, '<own appKey>')}`,
+            name,
+            endpoint,
+            token,
+          ] as const,
+      ),
+    ),
+  )('%s with %s: 401', async (_path, _name, endpoint, token) => {
+    const reply = await call(endpoint, token);
+    expect(reply.status).toBe(401);
+    expect(reply.body).toEqual({ error: { code: 'UNAUTHENTICATED', message: expect.any(String) } });
+    expect(reply.headers.get('www-authenticate')).toBe('Bearer');
+    for (const mark of ownerMarks) expect(text(reply)).not.toContain(mark);
+  });
 
   it('logout: 204 with one’s own session (that session only), 401 with every invalid kind', async () => {
     const session = await server.call('POST', '/api/auth/login', { body: { email: owner.email, password: PASSWORD } });
@@ -127,7 +153,11 @@ describe('ids near one’s own', () => {
     const unknown = await server.call('GET', '/api/overview?appKey=web_unknown', { token: owner.token });
     expect(unknown.status).toBe(404);
     for (const appKey of nearAppKeys) {
-      for (const path of [`/api/overview?appKey=${encodeURIComponent(appKey)}`, `/api/issues?appKey=${encodeURIComponent(appKey)}`, `/api/overview/timeseries?appKey=${encodeURIComponent(appKey)}`]) {
+      for (const path of [
+        `/api/overview?appKey=${encodeURIComponent(appKey)}`,
+        `/api/issues?appKey=${encodeURIComponent(appKey)}`,
+        `/api/overview/timeseries?appKey=${encodeURIComponent(appKey)}`,
+      ]) {
         const reply = await server.call('GET', path, { token: owner.token });
         expect(reply.status, path).toBe(404);
         expect(reply.body).toEqual(unknown.body);
@@ -176,22 +206,35 @@ describe('lists', () => {
       let cursor: string | null = null;
       const pages: Reply[] = [];
       do {
-        const page: Reply = await server.call('GET', `/api/issues?limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: user.token });
+        const page: Reply = await server.call(
+          'GET',
+          `/api/issues?limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+          { token: user.token },
+        );
         expect(page.status).toBe(200);
         pages.push(page);
         cursor = page.body.nextCursor;
       } while (cursor && pages.length < 50);
-      for (const reply of [apps, overview, series, ...pages]) for (const mark of marks) expect(text(reply)).not.toContain(mark);
+      for (const reply of [apps, overview, series, ...pages])
+        for (const mark of marks) expect(text(reply)).not.toContain(mark);
       // Every issue listed, and its events, are the user's own.
       const ownKeys = new Set((apps.body.apps as { appKey: string }[]).map((app) => app.appKey));
-      for (const page of pages) for (const issue of page.body.issues as { id: string; appKey: string }[]) {
-        expect(ownKeys.has(issue.appKey)).toBe(true);
-        const detail = await server.call('GET', `/api/issues/${encodeURIComponent(issue.id)}`, { token: user.token });
-        for (const event of detail.body.events as { appKey: string }[]) expect(ownKeys.has(event.appKey)).toBe(true);
-      }
+      for (const page of pages)
+        for (const issue of page.body.issues as { id: string; appKey: string }[]) {
+          expect(ownKeys.has(issue.appKey)).toBe(true);
+          const detail = await server.call('GET', `/api/issues/${encodeURIComponent(issue.id)}`, { token: user.token });
+          for (const event of detail.body.events as { appKey: string }[]) expect(ownKeys.has(event.appKey)).toBe(true);
+        }
     }
     // The owner's totals count only the owner's single event; the stranger's count theirs.
-    expect((await server.call('GET', '/api/overview', { token: owner.token })).body.totals).toMatchObject({ events: 1, issues: 1, affectedUsers: 1 });
-    expect((await server.call('GET', '/api/overview', { token: stranger.token })).body.totals).toMatchObject({ events: 32, issues: 32 });
+    expect((await server.call('GET', '/api/overview', { token: owner.token })).body.totals).toMatchObject({
+      events: 1,
+      issues: 1,
+      affectedUsers: 1,
+    });
+    expect((await server.call('GET', '/api/overview', { token: stranger.token })).body.totals).toMatchObject({
+      events: 32,
+      issues: 32,
+    });
   });
 });

@@ -1,9 +1,8 @@
 // The typed client against a live server: every procedure, typed, with contract error codes; and the README's example.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { CollectorError, createCollectorClient } from '@collector/client';
 // A second import line on purpose: the first is the README example's, verbatim.
-import { errorCodeOf, TRPCClientError } from '@collector/client';
+import { CollectorError, createCollectorClient, errorCodeOf, TRPCClientError } from '@collector/client';
 import { describe, expect, it } from 'vitest';
 import { makeEvent, PASSWORD, readmeBlock, startTestServer, uniqueEmail } from './harness';
 
@@ -58,16 +57,27 @@ describe('typed client', () => {
     expect((await client.auth.me.query()).user.email).toBe(email);
     const { app } = await client.apps.create.mutate({ name: 'Shop', type: 'web' });
     expect((await client.apps.list.query()).apps.map((listed) => listed.appKey)).toEqual([app.appKey]);
-    const ingested = await client.events.ingest.mutate({ appKey: app.appKey, events: [makeEvent({ fingerprint: 'js:client' }), makeEvent({ type: 'request', fingerprint: 'js:req' })] });
+    const ingested = await client.events.ingest.mutate({
+      appKey: app.appKey,
+      events: [makeEvent({ fingerprint: 'js:client' }), makeEvent({ type: 'request', fingerprint: 'js:req' })],
+    });
     expect(ingested).toEqual({ accepted: 2, duplicates: 0, rejected: [] });
     const { issues, nextCursor } = await client.issues.list.query({ appKey: app.appKey, limit: 1 });
     expect(issues).toHaveLength(1);
     expect(nextCursor).not.toBeNull();
     const rest = await client.issues.list.query({ appKey: app.appKey, cursor: nextCursor ?? undefined });
-    expect([...issues, ...rest.issues].map((issue) => issue.id).sort()).toEqual([`${app.appKey}:js:client`, `${app.appKey}:js:req`]);
+    expect([...issues, ...rest.issues].map((issue) => issue.id).sort()).toEqual([
+      `${app.appKey}:js:client`,
+      `${app.appKey}:js:req`,
+    ]);
     const detail = await client.issues.get.query({ id: `${app.appKey}:js:client` });
     expect(detail.events).toHaveLength(1);
-    expect((await client.overview.get.query({ appKey: app.appKey })).totals).toMatchObject({ events: 2, errors: 1, failedRequests: 1, issues: 2 });
+    expect((await client.overview.get.query({ appKey: app.appKey })).totals).toMatchObject({
+      events: 2,
+      errors: 1,
+      failedRequests: 1,
+      issues: 2,
+    });
     const series = await client.overview.timeseries.query({ appKey: app.appKey, bucket: 'hour' });
     expect(series.buckets.reduce((sum, bucket) => sum + bucket.events, 0)).toBe(2);
     await client.auth.logout.mutate();
@@ -87,24 +97,43 @@ describe('typed client', () => {
 
     const taken = uniqueEmail();
     await client.auth.register.mutate({ email: taken, password: PASSWORD });
-    expect(await failureOf(client.auth.register.mutate({ email: taken, password: PASSWORD }))).toMatchObject({ code: 'EMAIL_TAKEN', status: 409 });
-    expect(await failureOf(client.events.ingest.mutate({ appKey: 'web_nope', events: [makeEvent()] }))).toMatchObject({ code: 'UNKNOWN_APP_KEY', status: 403 });
+    expect(await failureOf(client.auth.register.mutate({ email: taken, password: PASSWORD }))).toMatchObject({
+      code: 'EMAIL_TAKEN',
+      status: 409,
+    });
+    expect(await failureOf(client.events.ingest.mutate({ appKey: 'web_nope', events: [makeEvent()] }))).toMatchObject({
+      code: 'UNKNOWN_APP_KEY',
+      status: 403,
+    });
 
     // Numeric query inputs are numbers, held to the bounds the REST query strings are.
-    const signedIn = createCollectorClient({ baseUrl, token: (await client.auth.login.mutate({ email: taken, password: PASSWORD })).token });
+    const signedIn = createCollectorClient({
+      baseUrl,
+      token: (await client.auth.login.mutate({ email: taken, password: PASSWORD })).token,
+    });
     expect(await failureOf(signedIn.issues.list.query({ limit: 0 }))).toMatchObject({ code: 'VALIDATION_FAILED' });
     expect(await failureOf(signedIn.issues.list.query({ limit: 101 }))).toMatchObject({ code: 'VALIDATION_FAILED' });
     expect(await failureOf(signedIn.issues.list.query({ limit: 1.5 }))).toMatchObject({ code: 'VALIDATION_FAILED' });
-    expect(await failureOf(signedIn.overview.get.query({ from: 10, to: 5 }))).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(await failureOf(signedIn.overview.get.query({ from: 10, to: 5 }))).toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
     expect((await signedIn.overview.get.query({ from: 0, to: Date.now() })).totals.events).toBe(0);
-    expect((await signedIn.overview.timeseries.query({ bucket: 'day', from: Date.now() - 3 * 86_400_000 })).buckets.length).toBeGreaterThanOrEqual(3);
-    expect(await failureOf(signedIn.issues.get.query({ id: 'web_nope:js:x' }))).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    expect(
+      (await signedIn.overview.timeseries.query({ bucket: 'day', from: Date.now() - 3 * 86_400_000 })).buckets.length,
+    ).toBeGreaterThanOrEqual(3);
+    expect(await failureOf(signedIn.issues.get.query({ id: 'web_nope:js:x' }))).toMatchObject({
+      code: 'NOT_FOUND',
+      status: 404,
+    });
   });
 
   it('says RATE_LIMITED with the status on 429', async () => {
     const client = createCollectorClient({ baseUrl: rateLimited.url.replace('localhost', '127.0.0.1') });
     const { token } = await client.auth.register.mutate({ email: uniqueEmail(), password: PASSWORD });
-    const { app } = await createCollectorClient({ baseUrl: rateLimited.url.replace('localhost', '127.0.0.1'), token }).apps.create.mutate({ name: 'Busy', type: 'web' });
+    const { app } = await createCollectorClient({
+      baseUrl: rateLimited.url.replace('localhost', '127.0.0.1'),
+      token,
+    }).apps.create.mutate({ name: 'Busy', type: 'web' });
     const events = Array.from({ length: 50 }, () => makeEvent());
     await client.events.ingest.mutate({ appKey: app.appKey, events });
     const limited = await failureOf(client.events.ingest.mutate({ appKey: app.appKey, events: [makeEvent()] }));
@@ -156,7 +185,9 @@ describe('typed client', () => {
     const email = uniqueEmail();
     const { token } = (await server.call('POST', '/api/auth/register', { body: { email, password: PASSWORD } })).body;
     const { app } = (await server.call('POST', '/api/apps', { token, body: { name: 'Shop', type: 'web' } })).body;
-    await server.call('POST', '/api/events/batch', { body: { appKey: app.appKey, events: [makeEvent({ fingerprint: 'js:readme' })] } });
+    await server.call('POST', '/api/events/batch', {
+      body: { appKey: app.appKey, events: [makeEvent({ fingerprint: 'js:readme' })] },
+    });
 
     expect(await loadDashboard(baseUrl, email, 'a wrong passphrase')).toEqual({ signedIn: false });
     const dashboard = await loadDashboard(baseUrl, email, PASSWORD);

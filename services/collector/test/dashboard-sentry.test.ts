@@ -16,7 +16,11 @@ let page: Page;
 
 beforeAll(async () => {
   await promisify(execFile)(process.execPath, [ensureBuilt], { timeout: 120_000 });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   page = await context.newPage();
@@ -61,12 +65,36 @@ describe('dashboard with Sentry SDKs', () => {
     const app = await createApp(server, token, { name: 'API', type: 'node' });
     const { projectId, publicKey } = dsnParts(app.dsn);
     const frames = [
-      { function: 'processTicksAndRejections', filename: 'node:internal/process/task_queues', lineno: 95, colno: 5, in_app: false },
-      { function: 'handleCheckout', filename: '/srv/shop/node_modules/express/lib/router/a-very-long-directory-name/layer.js', lineno: 12, colno: 3, in_app: false },
-      { function: 'chargeCard', filename: '/srv/shop/src/payments/charge-card-with-a-rather-long-file-name.ts', lineno: 42, colno: 11, in_app: true },
+      {
+        function: 'processTicksAndRejections',
+        filename: 'node:internal/process/task_queues',
+        lineno: 95,
+        colno: 5,
+        in_app: false,
+      },
+      {
+        function: 'handleCheckout',
+        filename: '/srv/shop/node_modules/express/lib/router/a-very-long-directory-name/layer.js',
+        lineno: 12,
+        colno: 3,
+        in_app: false,
+      },
+      {
+        function: 'chargeCard',
+        filename: '/srv/shop/src/payments/charge-card-with-a-rather-long-file-name.ts',
+        lineno: 42,
+        colno: 11,
+        in_app: true,
+      },
     ];
-    const event = { event_id: crypto.randomUUID().replaceAll('-', ''), platform: 'node', exception: { values: [{ type: 'TypeError', value: 'card is undefined', stacktrace: { frames } }] } };
-    expect((await server.call('POST', `/api/${projectId}/store/?sentry_key=${publicKey}`, { body: event })).status).toBe(200);
+    const event = {
+      event_id: crypto.randomUUID().replaceAll('-', ''),
+      platform: 'node',
+      exception: { values: [{ type: 'TypeError', value: 'card is undefined', stacktrace: { frames } }] },
+    };
+    expect(
+      (await server.call('POST', `/api/${projectId}/store/?sentry_key=${publicKey}`, { body: event })).status,
+    ).toBe(200);
     const [issue] = (await server.call('GET', `/api/issues?appKey=${app.appKey}`, { token })).body.issues;
 
     await signedIn(token, `/issues/${encodeURIComponent(issue.id)}`);
@@ -80,7 +108,9 @@ describe('dashboard with Sentry SDKs', () => {
     expect(await rows.nth(0).textContent()).toContain(':42:11');
     expect(await rows.nth(1).getAttribute('class')).toBe('frame');
     await page.getByText('Raw stack trace').click();
-    expect(await page.locator('pre.stack').textContent()).toContain('    at chargeCard (/srv/shop/src/payments/charge-card-with-a-rather-long-file-name.ts:42:11)');
+    expect(await page.locator('pre.stack').textContent()).toContain(
+      '    at chargeCard (/srv/shop/src/payments/charge-card-with-a-rather-long-file-name.ts:42:11)',
+    );
 
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);

@@ -31,9 +31,21 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
-  context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light', locale: 'en-US', timezoneId: 'UTC' });
+  context = await browser.newContext({
+    viewport: { width: 1280, height: 860 },
+    colorScheme: 'light',
+    locale: 'en-US',
+    timezoneId: 'UTC',
+  });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   page = await context.newPage();
   page.setDefaultTimeout(15_000);
@@ -41,7 +53,8 @@ beforeAll(async () => {
   page.on('pageerror', (error) => browserErrors.push(`page error: ${error.message}`));
   // "Failed to load resource" is the browser noting an API error answer the test asked for (a 404, a 401).
   page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) browserErrors.push(message.text());
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+      browserErrors.push(message.text());
   });
 }, 180_000);
 
@@ -92,7 +105,13 @@ function checkoutCrash(minutes: number, user: string, session: string, lastClick
     ].join('\n'),
     breadcrumbs: [
       { timestamp: at - 9000, category: 'navigation', message: '/products -> /cart', level: 'info' },
-      { timestamp: at - 4000, category: 'fetch', message: 'GET /api/cart [200]', level: 'info', data: { durationMs: 84 } },
+      {
+        timestamp: at - 4000,
+        category: 'fetch',
+        message: 'GET /api/cart [200]',
+        level: 'info',
+        data: { durationMs: 84 },
+      },
       { timestamp: at - 1200, category: 'console', message: 'cart item without product', level: 'warning' },
       { timestamp: at - 300, category: 'ui.click', message: lastClick, level: 'info' },
     ],
@@ -108,11 +127,16 @@ function failedCheckout(minutes: number, user: string) {
     timestamp: minutesAgo(minutes),
     anonymousId: user,
     request: { method: 'POST', url: 'https://shop.example/api/checkout?cart=8812', status: 502, durationMs: 1834 },
-    breadcrumbs: [{ timestamp: minutesAgo(minutes) - 2000, category: 'ui.click', message: 'button#pay', level: 'info' }],
+    breadcrumbs: [
+      { timestamp: minutesAgo(minutes) - 2000, category: 'ui.click', message: 'button#pay', level: 'info' },
+    ],
   });
 }
 
-const FLAGS = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango'.split(' ');
+const FLAGS =
+  'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango'.split(
+    ' ',
+  );
 
 describe(`dashboard in a browser (${backend})`, () => {
   it('signs up, creates apps, shows totals, issues and an issue with its stack and breadcrumbs, and signs out', async () => {
@@ -158,7 +182,10 @@ describe(`dashboard in a browser (${backend})`, () => {
     await shot('04-app');
 
     // A second app, made through the API with the dashboard's own session.
-    const second = await server.call('POST', '/api/apps', { token: token ?? '', body: { name: 'Back office', type: 'react-native' } });
+    const second = await server.call('POST', '/api/apps', {
+      token: token ?? '',
+      body: { name: 'Back office', type: 'react-native' },
+    });
     expect(second.status).toBe(201);
     const backOfficeKey = second.body.app.appKey as string;
 
@@ -179,16 +206,43 @@ describe(`dashboard in a browser (${backend})`, () => {
       failedCheckout(12, 'anon_alice'),
       failedCheckout(130, 'anon_dave'),
       failedCheckout(300, 'anon_dave'),
-      makeEvent({ errorType: 'RangeError', message: 'Invalid time value', timestamp: minutesAgo(60), anonymousId: 'anon_erin', stack: 'RangeError: Invalid time value\n    at Date.toISOString (<anonymous>)\n    at formatDelivery (https://shop.example/assets/app.3f9a2c1b.js:77:31)' }),
-      makeEvent({ errorType: 'RangeError', message: 'Invalid time value', timestamp: minutesAgo(260), anonymousId: 'anon_erin', stack: 'RangeError: Invalid time value\n    at Date.toISOString (<anonymous>)\n    at formatDelivery (https://shop.example/assets/app.3f9a2c1b.js:77:31)' }),
+      makeEvent({
+        errorType: 'RangeError',
+        message: 'Invalid time value',
+        timestamp: minutesAgo(60),
+        anonymousId: 'anon_erin',
+        stack:
+          'RangeError: Invalid time value\n    at Date.toISOString (<anonymous>)\n    at formatDelivery (https://shop.example/assets/app.3f9a2c1b.js:77:31)',
+      }),
+      makeEvent({
+        errorType: 'RangeError',
+        message: 'Invalid time value',
+        timestamp: minutesAgo(260),
+        anonymousId: 'anon_erin',
+        stack:
+          'RangeError: Invalid time value\n    at Date.toISOString (<anonymous>)\n    at formatDelivery (https://shop.example/assets/app.3f9a2c1b.js:77:31)',
+      }),
       // Older, one-off issues: enough of them for a second page of issues.
       ...FLAGS.map((flag, index) =>
-        makeEvent({ errorType: 'ReferenceError', message: `feature flag ${flag} is not defined`, timestamp: minutesAgo(60 * 24 * (2 + index / 4)), anonymousId: 'anon_legacy' }),
+        makeEvent({
+          errorType: 'ReferenceError',
+          message: `feature flag ${flag} is not defined`,
+          timestamp: minutesAgo(60 * 24 * (2 + index / 4)),
+          anonymousId: 'anon_legacy',
+        }),
       ),
     ];
     const shop = await sendBatch(server, appKey ?? '', shopEvents);
     expect(shop.body).toEqual({ accepted: shopEvents.length, duplicates: 0, rejected: [] });
-    const backOffice = await sendBatch(server, backOfficeKey, [makeEvent({ errorType: 'TypeError', message: 'navigation.push is not a function', platform: 'react-native', timestamp: minutesAgo(20), anonymousId: 'anon_zed' })]);
+    const backOffice = await sendBatch(server, backOfficeKey, [
+      makeEvent({
+        errorType: 'TypeError',
+        message: 'navigation.push is not a function',
+        platform: 'react-native',
+        timestamp: minutesAgo(20),
+        anonymousId: 'anon_zed',
+      }),
+    ]);
     expect(backOffice.body.accepted).toBe(1);
 
     // The overview over all apps: the five totals of the last 24 hours (the default period), the chart, the latest issues.
@@ -210,11 +264,15 @@ describe(`dashboard in a browser (${backend})`, () => {
     expect(await total('affectedUsers').textContent()).toBe('7'); // and legacy
     expect(await total('issues').textContent()).toBe(String(3 + FLAGS.length + 1));
     await page.getByText('No events yet').waitFor({ state: 'detached' });
-    await page.getByRole('region', { name: 'Latest unresolved issues' }).getByText("Cannot read properties of undefined (reading 'id')").waitFor();
+    await page
+      .getByRole('region', { name: 'Latest unresolved issues' })
+      .getByText("Cannot read properties of undefined (reading 'id')")
+      .waitFor();
     // What was dropped and why: every event of the two batches accepted, every reason listed.
     const outcome = (reason: string) => page.locator(`[data-outcome="${reason}"] .outcome-count`);
     await waitForText(outcome('accepted'), String(shopEvents.length + 1));
-    for (const reason of ['duplicate', 'invalid', 'rate_limited', 'too_large', 'unsupported']) expect(await outcome(reason).textContent()).toBe('0');
+    for (const reason of ['duplicate', 'invalid', 'rate_limited', 'too_large', 'unsupported'])
+      expect(await outcome(reason).textContent()).toBe('0');
     await shot('06-overview');
 
     // One app only.
@@ -264,7 +322,10 @@ describe(`dashboard in a browser (${backend})`, () => {
     await heading(/TypeError\s*renderCart \(\/assets\/app\.3f9a2c1b\.js\)/).waitFor();
     await page.getByText("Cannot read properties of undefined (reading 'id')", { exact: true }).waitFor();
     expect(await inPage<string>('document.activeElement?.tagName')).toBe('H1');
-    await waitForText(page.locator('pre.stack'), /at renderCart \(https:\/\/shop\.example\/assets\/app\.3f9a2c1b\.js:10:20\)/);
+    await waitForText(
+      page.locator('pre.stack'),
+      /at renderCart \(https:\/\/shop\.example\/assets\/app\.3f9a2c1b\.js:10:20\)/,
+    );
     const crumbs = page.locator('ol.breadcrumbs li');
     expect(await crumbs.count()).toBe(4);
     expect(await crumbs.nth(3).textContent()).toContain('button#checkout');
@@ -302,7 +363,9 @@ describe(`dashboard in a browser (${backend})`, () => {
     // An error state carries the API's message.
     await page.goto(`${base}/issues/${encodeURIComponent(`${appKey}:TypeError:nope`)}`);
     await page.getByRole('alert').getByText('Could not load this issue').waitFor();
-    expect(await page.getByRole('alert').textContent()).toContain('It does not exist, or it belongs to another account.');
+    expect(await page.getByRole('alert').textContent()).toContain(
+      'It does not exist, or it belongs to another account.',
+    );
     await shot('14-issue-error');
 
     // Sign out: the token is forgotten here and refused by the API.
@@ -327,33 +390,73 @@ describe(`dashboard in a browser (${backend})`, () => {
     await heading('Issues').waitFor();
 
     // The token never travelled in a URL; the page loaded nothing from elsewhere and logged no errors.
-    const secrets = [token ?? '', ((await inPage<string | null>(storedToken)) ?? '')];
+    const secrets = [token ?? '', (await inPage<string | null>(storedToken)) ?? ''];
     expect(requestedUrls.filter((url) => secrets.some((secret) => url.includes(secret)))).toEqual([]);
     expect(requestedUrls.filter((url) => !url.startsWith(base) && !url.startsWith('data:'))).toEqual([]);
     expect(browserErrors).toEqual([]);
   }, 180_000);
 
   it('triage: finds the loudest unresolved issue of a release, resolves it, sees it regress, ignores a noisy one', async () => {
-    const owner = await server.call('POST', '/api/auth/register', { body: { email: uniqueEmail(), password: PASSWORD } });
+    const owner = await server.call('POST', '/api/auth/register', {
+      body: { email: uniqueEmail(), password: PASSWORD },
+    });
     const token = owner.body.token as string;
     const created = await server.call('POST', '/api/apps', { token, body: { name: 'Shop', type: 'web' } });
     const appKey = created.body.app.appKey as string;
     const items = "Cannot read properties of undefined (reading 'items')";
-    const at = (fn: string, file: string) => `TypeError: ${items}\n    at ${fn} (https://shop.example/assets/${file}.js:10:20)\n    at dispatch (https://shop.example/assets/vendor.js:1:1)`;
-    const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
-    const safari = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
+    const at = (fn: string, file: string) =>
+      `TypeError: ${items}\n    at ${fn} (https://shop.example/assets/${file}.js:10:20)\n    at dispatch (https://shop.example/assets/vendor.js:1:1)`;
+    const chrome =
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+    const safari =
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
     const release = (name: string, count: number, event: Record<string, unknown>) =>
-      Array.from({ length: count }, (_, i) => makeEvent({ release: name, environment: 'production', anonymousId: `anon_${name.replaceAll(".", "_")}_${i % 4}`, userAgent: i % 3 ? chrome : safari, timestamp: minutesAgo(5 + i * 90), ...event }));
+      Array.from({ length: count }, (_, i) =>
+        makeEvent({
+          release: name,
+          environment: 'production',
+          anonymousId: `anon_${name.replaceAll('.', '_')}_${i % 4}`,
+          userAgent: i % 3 ? chrome : safari,
+          timestamp: minutesAgo(5 + i * 90),
+          ...event,
+        }),
+      );
     const batch = [
       ...release('2.0.0', 8, { fingerprint: 'TypeError:cart', message: items, stack: at('CartDrawer.render', 'cart') }),
-      ...release('2.0.0', 2, { fingerprint: 'TypeError:checkout', message: items, stack: at('CheckoutForm.submit', 'checkout') }),
-      ...release('2.0.0', 5, { fingerprint: 'Error:resize', errorType: 'Error', message: 'ResizeObserver loop completed with undelivered notifications.', stack: undefined }),
-      ...release('1.9.0', 12, { fingerprint: 'TypeError:old', message: 'this.items.map is not a function', stack: at('OrderHistory.render', 'orders') }),
-      makeEvent({ fingerprint: 'request:pay', type: 'request', errorType: undefined, message: undefined, stack: undefined, release: '2.0.0', request: { method: 'POST', url: 'https://shop.example/api/orders/8812/pay', status: 502 } }),
+      ...release('2.0.0', 2, {
+        fingerprint: 'TypeError:checkout',
+        message: items,
+        stack: at('CheckoutForm.submit', 'checkout'),
+      }),
+      ...release('2.0.0', 5, {
+        fingerprint: 'Error:resize',
+        errorType: 'Error',
+        message: 'ResizeObserver loop completed with undelivered notifications.',
+        stack: undefined,
+      }),
+      ...release('1.9.0', 12, {
+        fingerprint: 'TypeError:old',
+        message: 'this.items.map is not a function',
+        stack: at('OrderHistory.render', 'orders'),
+      }),
+      makeEvent({
+        fingerprint: 'request:pay',
+        type: 'request',
+        errorType: undefined,
+        message: undefined,
+        stack: undefined,
+        release: '2.0.0',
+        request: { method: 'POST', url: 'https://shop.example/api/orders/8812/pay', status: 502 },
+      }),
     ];
     expect((await sendBatch(server, appKey, batch)).body.accepted).toBe(batch.length);
 
-    const triage = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light', locale: 'en-US', timezoneId: 'UTC' });
+    const triage = await browser.newContext({
+      viewport: { width: 1280, height: 860 },
+      colorScheme: 'light',
+      locale: 'en-US',
+      timezoneId: 'UTC',
+    });
     await triage.addInitScript(`sessionStorage.setItem('collector.session', ${JSON.stringify(token)})`);
     const tab = await triage.newPage();
     tab.setDefaultTimeout(15_000);
@@ -389,7 +492,9 @@ describe(`dashboard in a browser (${backend})`, () => {
     expect(Object.fromEntries(listUrl.searchParams)).toEqual({ release: '2.0.0', sort: 'events' });
     // The same message twice, told apart by the culprit; the failed request is labelled as one.
     expect(await rows.nth(2).locator('.issue-culprit').textContent()).toBe('CheckoutForm.submit (/assets/checkout.js)');
-    expect(await rows.filter({ hasText: 'POST /api/orders/<id>/pay' }).locator('.issue-type').textContent()).toBe('Failed request');
+    expect(await rows.filter({ hasText: 'POST /api/orders/<id>/pay' }).locator('.issue-type').textContent()).toBe(
+      'Failed request',
+    );
     await triageShot('01-list-release-by-events');
 
     // Open it: chart, breakdown, "1–8 of 8 events"; resolve it.
@@ -399,7 +504,9 @@ describe(`dashboard in a browser (${backend})`, () => {
     const breakdown = tab.getByRole('region', { name: 'Where it happens' });
     expect(await breakdown.textContent()).toContain('Chrome 131');
     expect(await breakdown.textContent()).toContain('iOS 18.1');
-    expect(await tab.getByRole('region', { name: 'Events per day, last 30 days' }).textContent()).toContain('8 events in the last 30 days');
+    expect(await tab.getByRole('region', { name: 'Events per day, last 30 days' }).textContent()).toContain(
+      '8 events in the last 30 days',
+    );
     // Show scrolls to the event it shows; each event has its own link.
     await tab.locator('table.events tbody tr').last().getByRole('button', { name: /^Show/ }).click();
     await tab.getByText('picked event').waitFor();
@@ -417,7 +524,13 @@ describe(`dashboard in a browser (${backend})`, () => {
     expect(await tab.getByLabel('Sort by').inputValue()).toBe('events');
 
     // A new event brings it back as a regression.
-    expect((await sendBatch(server, appKey, [makeEvent({ fingerprint: 'TypeError:cart', message: items, release: '2.0.1' })])).body.accepted).toBe(1);
+    expect(
+      (
+        await sendBatch(server, appKey, [
+          makeEvent({ fingerprint: 'TypeError:cart', message: items, release: '2.0.1' }),
+        ])
+      ).body.accepted,
+    ).toBe(1);
     await tab.getByRole('button', { name: 'Refresh' }).click();
     await within(matches, /^4 issues match/);
     await within(rows.first().locator('.badge'), 'Regressed');
@@ -429,7 +542,10 @@ describe(`dashboard in a browser (${backend})`, () => {
     await tab.getByText('1 issue ignored.').waitFor();
     await within(matches, /^3 issues match/);
     await tab.getByRole('link', { name: 'Ignored' }).click();
-    await within(rows.first().locator('.issue-message'), 'ResizeObserver loop completed with undelivered notifications.');
+    await within(
+      rows.first().locator('.issue-message'),
+      'ResizeObserver loop completed with undelivered notifications.',
+    );
     expect(new URL(tab.url()).searchParams.get('status')).toBe('ignored');
 
     // Search; then another section and back: the list state comes along.
@@ -495,7 +611,11 @@ describe(`dashboard in a browser (${backend})`, () => {
     expect(asset.status).toBe(200);
     expect(asset.headers.get('cache-control')).toContain('immutable');
     // Compressed for browsers that take it: brotli first, else gzip; the favicon is there.
-    for (const [accept, encoding] of [['gzip, deflate, br', 'br'], ['gzip', 'gzip'], ['identity', null]] as const) {
+    for (const [accept, encoding] of [
+      ['gzip, deflate, br', 'br'],
+      ['gzip', 'gzip'],
+      ['identity', null],
+    ] as const) {
       const reply = await fetch(`${base}${script}`, { headers: { 'accept-encoding': accept } });
       expect(reply.headers.get('content-encoding'), accept).toBe(encoding);
       expect(reply.headers.get('vary')).toContain('Accept-Encoding');

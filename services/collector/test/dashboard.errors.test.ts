@@ -46,7 +46,11 @@ describe('query strings are parsed strictly', () => {
   });
 
   it('rejects a cursor this service did not issue', async () => {
-    for (const cursor of ['garbage', Buffer.from('[1,2]').toString('base64url'), Buffer.from('{"a":1}').toString('base64url')]) {
+    for (const cursor of [
+      'garbage',
+      Buffer.from('[1,2]').toString('base64url'),
+      Buffer.from('{"a":1}').toString('base64url'),
+    ]) {
       expectValidation(await server.call('GET', `/api/issues?cursor=${cursor}`, { token }), 'cursor');
     }
   });
@@ -64,23 +68,24 @@ describe('query strings are parsed strictly', () => {
 
 describe('not found', () => {
   it('answers 404 for an unknown app on overview and issues', async () => {
-    for (const path of ['/api/overview?appKey=web_nosuchapp000000000000', '/api/issues?appKey=web_nosuchapp000000000000']) {
+    for (const path of [
+      '/api/overview?appKey=web_nosuchapp000000000000',
+      '/api/issues?appKey=web_nosuchapp000000000000',
+    ]) {
       const reply = await server.call('GET', path, { token });
       expect(reply.status).toBe(404);
       expect(reply.body.error.code).toBe('NOT_FOUND');
     }
   });
 
-  it.each([
-    [`${'web_nosuchapp000000000000'}:js:one`],
-    ['no-colon-at-all'],
-    ['only:one-colon'],
-    ['%E0%A4%A'],
-  ])('answers 404 for issue id %s', async (id) => {
-    const reply = await server.call('GET', `/api/issues/${id}`, { token });
-    expect(reply.status).toBe(404);
-    expect(reply.body.error.code).toBe('NOT_FOUND');
-  });
+  it.each([[`${'web_nosuchapp000000000000'}:js:one`], ['no-colon-at-all'], ['only:one-colon'], ['%E0%A4%A']])(
+    'answers 404 for issue id %s',
+    async (id) => {
+      const reply = await server.call('GET', `/api/issues/${id}`, { token });
+      expect(reply.status).toBe(404);
+      expect(reply.body.error.code).toBe('NOT_FOUND');
+    },
+  );
 
   it('answers 404 for an unknown fingerprint in one’s own app', async () => {
     expect((await server.call('GET', `/api/issues/${appKey}:js:other`, { token })).status).toBe(404);

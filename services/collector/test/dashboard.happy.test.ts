@@ -11,9 +11,17 @@ describe('overview', () => {
     await sendBatch(server, shop.appKey, [
       makeEvent({ anonymousId: 'anon_1', fingerprint: 'js:a' }),
       makeEvent({ anonymousId: 'anon_2', fingerprint: 'js:b' }),
-      makeEvent({ type: 'request', anonymousId: 'anon_2', fingerprint: 'request:c', request: { method: 'POST', url: '/api/pay', status: 500 } }),
+      makeEvent({
+        type: 'request',
+        anonymousId: 'anon_2',
+        fingerprint: 'request:c',
+        request: { method: 'POST', url: '/api/pay', status: 500 },
+      }),
     ]);
-    await sendBatch(server, blog.appKey, [makeEvent({ anonymousId: 'anon_1', fingerprint: 'js:a' }), makeEvent({ anonymousId: undefined, fingerprint: 'js:d' })]);
+    await sendBatch(server, blog.appKey, [
+      makeEvent({ anonymousId: 'anon_1', fingerprint: 'js:a' }),
+      makeEvent({ anonymousId: undefined, fingerprint: 'js:d' }),
+    ]);
 
     const all = await server.call('GET', '/api/overview', { token });
     expect(all.status).toBe(200);
@@ -41,7 +49,13 @@ describe('overview', () => {
 
   it('gives zeros to a user with no apps', async () => {
     const { token } = await signUp(server);
-    expect((await server.call('GET', '/api/overview', { token })).body.totals).toEqual({ events: 0, errors: 0, failedRequests: 0, affectedUsers: 0, issues: 0 });
+    expect((await server.call('GET', '/api/overview', { token })).body.totals).toEqual({
+      events: 0,
+      errors: 0,
+      failedRequests: 0,
+      affectedUsers: 0,
+      issues: 0,
+    });
   });
 });
 
@@ -51,7 +65,9 @@ describe('issues list', () => {
     const { appKey } = await createApp(server, token);
     const base = Date.now() - 60 * 60_000;
     // 7 issues; two share a lastSeenAt so the tie-break is exercised.
-    const events = Array.from({ length: 7 }, (_, i) => makeEvent({ fingerprint: `js:issue${i}`, timestamp: base + Math.min(i, 5) * 1000 }));
+    const events = Array.from({ length: 7 }, (_, i) =>
+      makeEvent({ fingerprint: `js:issue${i}`, timestamp: base + Math.min(i, 5) * 1000 }),
+    );
     await sendBatch(server, appKey, events);
 
     const seen: string[] = [];
@@ -99,7 +115,9 @@ describe('issues list', () => {
     await sendBatch(server, one.appKey, [makeEvent({ fingerprint: 'js:x' })]);
     await sendBatch(server, two.appKey, [makeEvent({ fingerprint: 'js:x' })]);
     const list = await server.call('GET', '/api/issues', { token });
-    expect(list.body.issues.map((issue: { appKey: string }) => issue.appKey).sort()).toEqual([one.appKey, two.appKey].sort());
+    expect(list.body.issues.map((issue: { appKey: string }) => issue.appKey).sort()).toEqual(
+      [one.appKey, two.appKey].sort(),
+    );
   });
 });
 
@@ -126,7 +144,12 @@ describe('issue detail', () => {
   it('returns at most 50 events by default and honours limit up to 100', async () => {
     const { token } = await signUp(server);
     const { appKey } = await createApp(server, token);
-    for (let batch = 0; batch < 3; batch++) await sendBatch(server, appKey, Array.from({ length: 50 }, () => makeEvent({ fingerprint: 'js:many' })));
+    for (let batch = 0; batch < 3; batch++)
+      await sendBatch(
+        server,
+        appKey,
+        Array.from({ length: 50 }, () => makeEvent({ fingerprint: 'js:many' })),
+      );
     const id = `${appKey}:js:many`;
     expect((await server.call('GET', `/api/issues/${id}`, { token })).body.events).toHaveLength(50);
     expect((await server.call('GET', `/api/issues/${id}?limit=100`, { token })).body.events).toHaveLength(100);

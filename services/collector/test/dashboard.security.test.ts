@@ -11,7 +11,12 @@ const loggedOut = await signUp(server);
 await server.call('POST', '/api/auth/logout', { token: loggedOut.token });
 
 const issueId = `${appKey}:js:secret`;
-const scoped = [`/api/overview?appKey=${appKey}`, `/api/issues?appKey=${appKey}`, `/api/issues/${issueId}`, `/api/issues/${encodeURIComponent(issueId)}`];
+const scoped = [
+  `/api/overview?appKey=${appKey}`,
+  `/api/issues?appKey=${appKey}`,
+  `/api/issues/${issueId}`,
+  `/api/issues/${encodeURIComponent(issueId)}`,
+];
 const unscoped = ['/api/overview', '/api/issues', '/api/apps', '/api/auth/me'];
 
 describe('dashboard authorization matrix', () => {
@@ -20,7 +25,11 @@ describe('dashboard authorization matrix', () => {
     const foreign = await server.call('GET', path, { token: stranger.token });
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
-    const missing = await server.call('GET', path.replace(appKey, `${appKey.slice(0, -1)}${appKey.endsWith('0') ? '1' : '0'}`), { token: owner.token });
+    const missing = await server.call(
+      'GET',
+      path.replace(appKey, `${appKey.slice(0, -1)}${appKey.endsWith('0') ? '1' : '0'}`),
+      { token: owner.token },
+    );
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual(foreign.body);
   });

@@ -38,11 +38,15 @@ async function goneWithin(pid: number, ms: number): Promise<boolean> {
   }
   return !isAlive(pid);
 }
-const postmasterPid = (dataDir: string) => Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+const postmasterPid = (dataDir: string) =>
+  Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
 /** Every process of the embedded server (postmaster and its children) of this folder. */
 const serverProcesses = (dataDir: string) => {
   try {
-    return execFileSync('pgrep', ['-f', `postgres -D ${join(dataDir, 'postgres')}`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+    return execFileSync('pgrep', ['-f', `postgres -D ${join(dataDir, 'postgres')}`], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean);
   } catch {
     return [];
   }
@@ -71,10 +75,17 @@ describe.runIf(backend === 'embedded')('the embedded PostgreSQL server (the defa
       const registered = await post(service, '/api/auth/register', { email, password: PASSWORD });
       expect(registered.status).toBe(201);
       const app = await post(service, '/api/apps', { name: 'Kept', type: 'web' }, registered.body.token);
-      const sent = await post(service, '/api/events/batch', { appKey: app.body.app.appKey, events: [makeEvent(), makeEvent()] });
+      const sent = await post(service, '/api/events/batch', {
+        appKey: app.body.app.appKey,
+        events: [makeEvent(), makeEvent()],
+      });
       expect(sent.body).toEqual({ accepted: 2, duplicates: 0, rejected: [] });
       // Requests at once, so the pool holds several idle connections when the server stops.
-      await Promise.all(Array.from({ length: 12 }, () => fetch(`${service.url}/api/overview`, { headers: { authorization: `Bearer ${registered.body.token}` } })));
+      await Promise.all(
+        Array.from({ length: 12 }, () =>
+          fetch(`${service.url}/api/overview`, { headers: { authorization: `Bearer ${registered.body.token}` } }),
+        ),
+      );
       const pid = postmasterPid(dataDir);
       // Its own port, never the system server's.
       expect(service.output.join('\n')).toMatch(/embedded PostgreSQL \(pid \d+\) on 127\.0\.0\.1:(?!5432\b)\d+/);
@@ -94,7 +105,9 @@ describe.runIf(backend === 'embedded')('the embedded PostgreSQL server (the defa
     try {
       const login = await post(service, '/api/auth/login', { email, password: PASSWORD });
       expect(login.status).toBe(200);
-      const overview = await fetch(`${service.url}/api/overview`, { headers: { authorization: `Bearer ${login.body.token}` } });
+      const overview = await fetch(`${service.url}/api/overview`, {
+        headers: { authorization: `Bearer ${login.body.token}` },
+      });
       expect(((await overview.json()) as any).totals.events).toBe(2);
       const pid = postmasterPid(dataDir);
       service.child.kill('SIGINT');
@@ -123,7 +136,9 @@ describe.runIf(backend === 'embedded')('the embedded PostgreSQL server (the defa
     expect(isAlive(leftPid)).toBe(true);
     service = await startService({ DATA_DIR: dataDir });
     try {
-      expect(service.output.join('\n')).toContain(`stopping the embedded PostgreSQL server (pid ${leftPid}) left running`);
+      expect(service.output.join('\n')).toContain(
+        `stopping the embedded PostgreSQL server (pid ${leftPid}) left running`,
+      );
       expect(isAlive(leftPid)).toBe(false);
       expect((await post(service, '/api/auth/login', { email, password: PASSWORD })).status).toBe(200);
     } finally {
@@ -155,29 +170,46 @@ describe.runIf(backend === 'embedded')('the embedded PostgreSQL server (the defa
     expect(refused.output.join('\n')).toMatch(/holds a database made by PGlite.*EMBEDDED=pglite/);
   }, 120_000);
 
-  it.runIf(userInfo().uid === 0)('runs for an ordinary user as well as for root', async () => {
-    // As root the server runs as the "postgres" account (the other tests); here the collector itself is an
-    // ordinary user, and so is its server.
-    const nobody = { uid: Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'nobody'], { encoding: 'utf8' })) };
-    const dataDir = newDataDir();
-    mkdirSync(dataDir, { recursive: true });
-    chownSync(dataDir, nobody.uid, nobody.gid);
-    const service = await startService({ DATA_DIR: dataDir, HOME: dataDir }, { account: nobody });
-    try {
-      expect((await post(service, '/api/auth/register', { email: uniqueEmail(), password: PASSWORD })).status).toBe(201);
-      const owner = execFileSync('ps', ['-o', 'uid=', '-p', String(postmasterPid(dataDir))], { encoding: 'utf8' }).trim();
-      expect(Number(owner)).toBe(nobody.uid);
-    } finally {
-      service.child.kill('SIGTERM');
-      await service.exit;
-    }
-    expect(serverProcesses(dataDir)).toEqual([]);
-  }, 120_000);
+  it.runIf(userInfo().uid === 0)(
+    'runs for an ordinary user as well as for root',
+    async () => {
+      // As root the server runs as the "postgres" account (the other tests); here the collector itself is an
+      // ordinary user, and so is its server.
+      const nobody = {
+        uid: Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' })),
+        gid: Number(execFileSync('id', ['-g', 'nobody'], { encoding: 'utf8' })),
+      };
+      const dataDir = newDataDir();
+      mkdirSync(dataDir, { recursive: true });
+      chownSync(dataDir, nobody.uid, nobody.gid);
+      const service = await startService({ DATA_DIR: dataDir, HOME: dataDir }, { account: nobody });
+      try {
+        expect((await post(service, '/api/auth/register', { email: uniqueEmail(), password: PASSWORD })).status).toBe(
+          201,
+        );
+        const owner = execFileSync('ps', ['-o', 'uid=', '-p', String(postmasterPid(dataDir))], {
+          encoding: 'utf8',
+        }).trim();
+        expect(Number(owner)).toBe(nobody.uid);
+      } finally {
+        service.child.kill('SIGTERM');
+        await service.exit;
+      }
+      expect(serverProcesses(dataDir)).toEqual([]);
+    },
+    120_000,
+  );
 });
 
 describe.runIf(backend === 'embedded')('EMBEDDED=pglite, the earlier default', () => {
   it('serves on PGlite and says so', async () => {
-    const server = await startServer({ port: 0, host: '127.0.0.1', embedded: 'pglite', dataDir: 'memory://', logger: createLogger('silent') });
+    const server = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      embedded: 'pglite',
+      dataDir: 'memory://',
+      logger: createLogger('silent'),
+    });
     afterAll(() => server.stop());
     const ready = await fetch(`${server.url.replace('localhost', '127.0.0.1')}/readyz`);
     expect(await ready.json()).toEqual({ status: 'ready', database: 'pglite' });

@@ -8,7 +8,9 @@ describe('PUBLIC_URL', () => {
   });
 
   it('takes an http or https URL, a path included', () => {
-    expect(parseEnv({ PUBLIC_URL: 'https://errors.example.com/collector' }).publicUrl).toBe('https://errors.example.com/collector');
+    expect(parseEnv({ PUBLIC_URL: 'https://errors.example.com/collector' }).publicUrl).toBe(
+      'https://errors.example.com/collector',
+    );
   });
 
   it('refuses anything else, naming the variable', () => {
@@ -20,7 +22,9 @@ describe('PUBLIC_URL', () => {
 describe('INGEST_MAX_IN_FLIGHT_BYTES', () => {
   it('defaults to the documented budget and takes whole bytes from one largest batch (1 MiB) up', () => {
     expect(parseEnv({}).ingestMaxInFlightBytes).toBe(DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES);
-    expect(parseEnv({ INGEST_MAX_IN_FLIGHT_BYTES: '' }).ingestMaxInFlightBytes).toBe(DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES);
+    expect(parseEnv({ INGEST_MAX_IN_FLIGHT_BYTES: '' }).ingestMaxInFlightBytes).toBe(
+      DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES,
+    );
     expect(parseEnv({ INGEST_MAX_IN_FLIGHT_BYTES: '1048576' }).ingestMaxInFlightBytes).toBe(1024 * 1024);
     expect(parseEnv({ INGEST_MAX_IN_FLIGHT_BYTES: '268435456' }).ingestMaxInFlightBytes).toBe(256 * 1024 * 1024);
   });

@@ -53,7 +53,9 @@ describe.runIf(databaseUrl)('database faults (PostgreSQL)', () => {
 
     const terminate = async () => {
       const { rows } = await sql<{ n: number }>`
-        select count(*) filter (where pg_terminate_backend(pid)) as n from pg_stat_activity where application_name = ${applicationName}`.execute(admin.db);
+        select count(*) filter (where pg_terminate_backend(pid)) as n from pg_stat_activity where application_name = ${applicationName}`.execute(
+        admin.db,
+      );
       return { at: performance.now(), count: Number(rows[0]?.n) };
     };
     await sleep(1_500);
@@ -82,11 +84,16 @@ describe.runIf(databaseUrl)('database faults (PostgreSQL)', () => {
     const accepted = ok.reduce((sum, a) => sum + a.accepted, 0);
     expect(new Set(ok.map((a) => a.batch)).size).toBe(batches);
     expect(accepted).toBe(batches * 5);
-    const count = async (query: { execute(db: typeof admin.db): Promise<{ rows: { n: number }[] }> }) => Number((await query.execute(admin.db)).rows[0]?.n);
+    const count = async (query: { execute(db: typeof admin.db): Promise<{ rows: { n: number }[] }> }) =>
+      Number((await query.execute(admin.db)).rows[0]?.n);
     const stored = await count(sql<{ n: number }>`select count(*) as n from events where app_key = ${appKey}`);
     expect(stored).toBe(accepted);
     expect(await count(sql<{ n: number }>`select events as n from app_totals where app_key = ${appKey}`)).toBe(stored);
-    expect(await count(sql<{ n: number }>`select coalesce(sum(event_count), 0) as n from issues where app_key = ${appKey}`)).toBe(stored);
-    expect(await count(sql<{ n: number }>`select coalesce(sum(events), 0) as n from app_hourly where app_key = ${appKey}`)).toBe(stored);
+    expect(
+      await count(sql<{ n: number }>`select coalesce(sum(event_count), 0) as n from issues where app_key = ${appKey}`),
+    ).toBe(stored);
+    expect(
+      await count(sql<{ n: number }>`select coalesce(sum(events), 0) as n from app_hourly where app_key = ${appKey}`),
+    ).toBe(stored);
   });
 });

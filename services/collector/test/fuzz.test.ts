@@ -37,7 +37,8 @@ const agent = createAgent(4);
 const prototypesBefore = prototypeFingerprint();
 
 // The slow ones hash a password with argon2 per valid input.
-const runsFor = (endpoint: Endpoint) => (endpoint === 'auth.register' || endpoint === 'auth.login' ? Math.ceil(RUNS / 2) : RUNS);
+const runsFor = (endpoint: Endpoint) =>
+  endpoint === 'auth.register' || endpoint === 'auth.login' ? Math.ceil(RUNS / 2) : RUNS;
 
 describe('fuzzing every endpoint', () => {
   it.each(endpoints.map((endpoint) => [endpoint]))(
@@ -49,7 +50,8 @@ describe('fuzzing every endpoint', () => {
           const problems = checker.check(input.request, reply);
           expect(problems, `${input.kind}\n${reply.status} ${reply.body.subarray(0, 300).toString()}`).toEqual([]);
           // Another user's data never shows up, whatever was asked, unless it was asked with that user's token.
-          if (!input.request.headers.authorization?.includes(fixtures.otherToken)) expect(reply.body.toString('utf8')).not.toContain('the other user’s secret');
+          if (!input.request.headers.authorization?.includes(fixtures.otherToken))
+            expect(reply.body.toString('utf8')).not.toContain('the other user’s secret');
           expect(prototypeFingerprint()).toBe(prototypesBefore);
         }),
         { numRuns: runsFor(endpoint), seed: SEED, endOnFailure: true },

@@ -8,8 +8,8 @@ import type { RateLimitConfig } from '@collector/api';
 import { openDatabase, sql } from '@collector/db';
 import { testBackend, testDatabaseUrl } from '@collector/db/testing';
 import { afterAll, onTestFinished } from 'vitest';
-import { createLogger, type Logger } from '../src/logger';
 import type { AlertOptions } from '../src/alerts/worker';
+import { createLogger, type Logger } from '../src/logger';
 import type { RetentionJobOptions } from '../src/retention-job';
 import { type RunningServer, startServer } from '../src/server';
 
@@ -150,11 +150,18 @@ export const PASSWORD = 'a long enough passphrase';
 export async function signUp(server: TestServer, email = uniqueEmail()) {
   const reply = await server.call('POST', '/api/auth/register', { body: { email, password: PASSWORD } });
   if (reply.status !== 201) throw new Error(`register failed: ${reply.status} ${JSON.stringify(reply.body)}`);
-  return { token: reply.body.token as string, user: reply.body.user as { id: string; email: string; createdAt: number }, email };
+  return {
+    token: reply.body.token as string,
+    user: reply.body.user as { id: string; email: string; createdAt: number },
+    email,
+  };
 }
 
 export async function createApp(server: TestServer, token: string, app: { name?: string; type?: string } = {}) {
-  const reply = await server.call('POST', '/api/apps', { token, body: { name: app.name ?? 'Shop', type: app.type ?? 'web' } });
+  const reply = await server.call('POST', '/api/apps', {
+    token,
+    body: { name: app.name ?? 'Shop', type: app.type ?? 'web' },
+  });
   if (reply.status !== 201) throw new Error(`create app failed: ${reply.status} ${JSON.stringify(reply.body)}`);
   return reply.body.app as { appKey: string; name: string; type: string; createdAt: number; dsn: string };
 }
@@ -174,7 +181,8 @@ export function makeEvent(overrides: Record<string, unknown> = {}): Record<strin
     sdkVersion: '1.4.2',
     errorType: 'TypeError',
     message: "Cannot read properties of undefined (reading 'id')",
-    stack: "TypeError: Cannot read properties of undefined (reading 'id')\n    at renderCart (https://shop.example/assets/app.3f9a2c1b.js:10:20)\n    at onClick (https://shop.example/assets/app.3f9a2c1b.js:42:7)",
+    stack:
+      "TypeError: Cannot read properties of undefined (reading 'id')\n    at renderCart (https://shop.example/assets/app.3f9a2c1b.js:10:20)\n    at onClick (https://shop.example/assets/app.3f9a2c1b.js:42:7)",
     breadcrumbs: [{ timestamp: Date.now() - 2000, category: 'ui.click', message: 'button#checkout', level: 'info' }],
     ...overrides,
   };
@@ -213,7 +221,12 @@ export async function startService(
   options: { waitForListening?: boolean; account?: { uid: number; gid: number } } = {},
 ): Promise<ServiceProcess> {
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !['DATABASE_URL', 'DATA_DIR', 'PORT', 'HOST', 'LOG_LEVEL', 'INGEST_RATE_LIMIT', 'INGEST_RATE_BURST'].includes(key)),
+    Object.entries(process.env).filter(
+      ([key]) =>
+        !['DATABASE_URL', 'DATA_DIR', 'PORT', 'HOST', 'LOG_LEVEL', 'INGEST_RATE_LIMIT', 'INGEST_RATE_BURST'].includes(
+          key,
+        ),
+    ),
   );
   const child = spawn(process.execPath, ['--import', 'tsx', 'services/collector/src/main.ts'], {
     cwd: root,
@@ -234,12 +247,18 @@ export async function startService(
   };
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
-  const exit = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
+  const exit = once(child, 'exit').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+  }));
   const waitFor = (pattern: RegExp, timeoutMs = 30_000) => {
     const seen = output.find((line) => pattern.test(line));
     if (seen) return Promise.resolve(seen);
     return new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${output.join('\n')}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${output.join('\n')}`)),
+        timeoutMs,
+      );
       waiters.push({ pattern, resolve: (line) => (clearTimeout(timer), resolve(line)) });
       void exit.then(() => reject(new Error(`the service exited before ${pattern}:\n${output.join('\n')}`)));
     });

@@ -56,18 +56,26 @@ describe('deep nesting', () => {
 
   it('rejects only the event that nests too deep, however deep', async () => {
     const good = makeEvent();
-    const bad = JSON.stringify(makeEvent()).replace('"breadcrumbs":[', `"breadcrumbs":[{"data":{"x":${deep(200_000)}}},`);
+    const bad = JSON.stringify(makeEvent()).replace(
+      '"breadcrumbs":[',
+      `"breadcrumbs":[{"data":{"x":${deep(200_000)}}},`,
+    );
     const reply = await server.call('POST', '/api/events/batch', {
       rawBody: `{"appKey":"${appKey}","events":[${JSON.stringify(good)},${bad}]}`,
       headers: { 'content-type': 'application/json' },
     });
     expect(reply.status).toBe(200);
     expect(reply.body.accepted).toBe(1);
-    expect(reply.body.rejected).toEqual([expect.objectContaining({ index: 1, message: 'nested deeper than 16 levels' })]);
+    expect(reply.body.rejected).toEqual([
+      expect.objectContaining({ index: 1, message: 'nested deeper than 16 levels' }),
+    ]);
   });
 
   it('answers 400 to a batch whose events element is itself nested a million levels', async () => {
-    const reply = await server.call('POST', '/api/events/batch', { rawBody: `{"appKey":"${appKey}","events":${deep(400_000)}}`, headers: { 'content-type': 'application/json' } });
+    const reply = await server.call('POST', '/api/events/batch', {
+      rawBody: `{"appKey":"${appKey}","events":${deep(400_000)}}`,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(reply.status).toBe(200);
     expect(reply.body.rejected[0].message).toMatch(/nested deeper|expected object/);
   });
@@ -77,14 +85,21 @@ describe('ingestion details', () => {
   it('keeps the first copy of an eventId repeated within a batch, as it does across batches', async () => {
     const first = makeEvent({ fingerprint: 'js:first', message: 'first copy', anonymousId: 'anon_first' });
     const second = { ...first, type: 'request', message: 'second copy', anonymousId: undefined };
-    expect((await sendBatch(server, appKey, [first, second])).body).toEqual({ accepted: 2, duplicates: 1, rejected: [] });
+    expect((await sendBatch(server, appKey, [first, second])).body).toEqual({
+      accepted: 2,
+      duplicates: 1,
+      rejected: [],
+    });
     const detail = await server.call('GET', `/api/issues/${appKey}:js:first`, { token });
     expect(detail.body.events.map((event: { message: string }) => event.message)).toEqual(['first copy']);
     expect(detail.body.issue.userCount).toBe(1);
   });
 
   it('replaces a negative or huge integer timestamp instead of rejecting the event', async () => {
-    const reply = await sendBatch(server, appKey, [makeEvent({ timestamp: -1, fingerprint: 'js:ts' }), makeEvent({ timestamp: 1e20, fingerprint: 'js:ts' })]);
+    const reply = await sendBatch(server, appKey, [
+      makeEvent({ timestamp: -1, fingerprint: 'js:ts' }),
+      makeEvent({ timestamp: 1e20, fingerprint: 'js:ts' }),
+    ]);
     expect(reply.body).toEqual({ accepted: 2, duplicates: 0, rejected: [] });
     const { events } = (await server.call('GET', `/api/issues/${appKey}:js:ts`, { token })).body;
     expect(events.map((event: { clientTimestamp: number }) => event.clientTimestamp).sort()).toEqual([-1, 1e20].sort());
@@ -93,7 +108,11 @@ describe('ingestion details', () => {
   it('lets successful logins through however many there are; failures are what is throttled', async () => {
     const throttled = await startTestServer({ rateLimits: { authPerEmail: { ratePerSecond: 1 / 60, burst: 3 } } });
     const account = await signUp(throttled);
-    for (let i = 0; i < 6; i++) expect((await throttled.call('POST', '/api/auth/login', { body: { email: account.email, password: PASSWORD } })).status).toBe(200);
+    for (let i = 0; i < 6; i++)
+      expect(
+        (await throttled.call('POST', '/api/auth/login', { body: { email: account.email, password: PASSWORD } }))
+          .status,
+      ).toBe(200);
   });
 });
 
@@ -107,11 +126,17 @@ describe.runIf(backend === 'postgres')('database faults (PostgreSQL)', () => {
       const ingest = sendBatch(server, appKey, [makeEvent()]);
       // Wait until the ingestion is waiting on the lock, then cut that backend's connection.
       for (let i = 0; i < 50; i++) {
-        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
+        const { rows } = await sql<{
+          n: number;
+        }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(
+          db,
+        );
         if (rows[0]?.n) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
+      await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(
+        db,
+      );
       await sql`rollback`.execute(locker);
       return ingest;
     });

@@ -6,11 +6,14 @@ import { signUp, startTestServer } from './harness';
 const server = await startTestServer();
 
 describe('routing', () => {
-  it.each(['/api/nothing', '/api', '/nothing', '/api/issues/a/b'])('answers 404 NOT_FOUND as JSON for %s', async (path) => {
-    const reply = await server.call('GET', path);
-    expect(reply.status).toBe(404);
-    expect(reply.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
-  });
+  it.each(['/api/nothing', '/api', '/nothing', '/api/issues/a/b'])(
+    'answers 404 NOT_FOUND as JSON for %s',
+    async (path) => {
+      const reply = await server.call('GET', path);
+      expect(reply.status).toBe(404);
+      expect(reply.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
+    },
+  );
 
   it.each([
     ['DELETE', '/api/apps', 'GET, POST'],
@@ -52,7 +55,10 @@ describe('routing', () => {
   });
 
   it('answers every error as JSON with only the error field', async () => {
-    const reply = await server.call('POST', '/api/auth/login', { rawBody: 'nope', headers: { 'content-type': 'application/json' } });
+    const reply = await server.call('POST', '/api/auth/login', {
+      rawBody: 'nope',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
     expect(Object.keys(reply.body)).toEqual(['error']);
   });
@@ -86,8 +92,13 @@ describe('OpenAPI document', () => {
     const { status, body: document } = await server.call('GET', '/api/openapi.json');
     expect(status).toBe(200);
     expect(document.openapi).toBe('3.1.0');
-    const operations = Object.entries(document.paths as Record<string, Record<string, { responses: Record<string, any> }>>).flatMap(([path, methods]) =>
-      Object.entries(methods).map(([method, operation]) => ({ route: `${method.toUpperCase()} ${path}`, responses: operation.responses })),
+    const operations = Object.entries(
+      document.paths as Record<string, Record<string, { responses: Record<string, any> }>>,
+    ).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({
+        route: `${method.toUpperCase()} ${path}`,
+        responses: operation.responses,
+      })),
     );
     expect(operations.map((operation) => operation.route).sort()).toEqual(
       [
@@ -118,18 +129,55 @@ describe('OpenAPI document', () => {
         'GET /sdk/collector.min.js',
       ].sort(),
     );
-    const statuses = Object.fromEntries(operations.map((operation) => [operation.route, Object.keys(operation.responses).sort()]));
-    expect(statuses['POST /api/auth/register']).toEqual(['201', '400', '405', '409', '413', '415', '429', '500', '503']);
+    const statuses = Object.fromEntries(
+      operations.map((operation) => [operation.route, Object.keys(operation.responses).sort()]),
+    );
+    expect(statuses['POST /api/auth/register']).toEqual([
+      '201',
+      '400',
+      '405',
+      '409',
+      '413',
+      '415',
+      '429',
+      '500',
+      '503',
+    ]);
     expect(statuses['POST /api/auth/logout']).toEqual(['204', '400', '401', '405', '413', '415', '500', '503']);
     expect(statuses['POST /api/events/batch']).toEqual(['200', '400', '403', '405', '413', '415', '429', '500', '503']);
-    expect(statuses['POST /api/{projectId}/envelope']).toEqual(['200', '400', '403', '405', '413', '415', '429', '500', '503']);
+    expect(statuses['POST /api/{projectId}/envelope']).toEqual([
+      '200',
+      '400',
+      '403',
+      '405',
+      '413',
+      '415',
+      '429',
+      '500',
+      '503',
+    ]);
     expect(statuses['GET /api/issues/{id}']).toEqual(['200', '400', '401', '404', '405', '500', '503']);
     expect(statuses['PATCH /api/issues/{id}']).toEqual(['200', '400', '401', '404', '405', '413', '415', '500', '503']);
     expect(statuses['PATCH /api/issues']).toEqual(['200', '400', '401', '405', '413', '415', '500', '503']);
-    expect(statuses['DELETE /api/apps/{appKey}/alerts/{id}']).toEqual(['204', '400', '401', '404', '405', '413', '415', '500', '503']);
-    for (const operation of operations.filter((each) => each.route.includes('/api/') && !each.route.includes('openapi'))) {
+    expect(statuses['DELETE /api/apps/{appKey}/alerts/{id}']).toEqual([
+      '204',
+      '400',
+      '401',
+      '404',
+      '405',
+      '413',
+      '415',
+      '500',
+      '503',
+    ]);
+    for (const operation of operations.filter(
+      (each) => each.route.includes('/api/') && !each.route.includes('openapi'),
+    )) {
       for (const [code, response] of Object.entries(operation.responses)) {
-        if (Number(code) >= 400) expect(response.content['application/json'].schema, `${operation.route} ${code}`).toEqual({ $ref: '#/components/schemas/ErrorResponse' });
+        if (Number(code) >= 400)
+          expect(response.content['application/json'].schema, `${operation.route} ${code}`).toEqual({
+            $ref: '#/components/schemas/ErrorResponse',
+          });
       }
     }
     expect(document.paths['/api/events/batch'].post.requestBody.content).toHaveProperty('text/plain');
@@ -137,16 +185,32 @@ describe('OpenAPI document', () => {
 
   it('states what the service enforces: integer bounds, e-mail format, public operations, licence, readiness body', async () => {
     const { body: document } = await server.call('GET', '/api/openapi.json');
-    const parameter = (path: string, name: string) => document.paths[path].get.parameters.find((each: { name: string }) => each.name === name).schema;
+    const parameter = (path: string, name: string) =>
+      document.paths[path].get.parameters.find((each: { name: string }) => each.name === name).schema;
     expect(parameter('/api/issues', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     expect(parameter('/api/issues/{id}', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     for (const path of ['/api/overview', '/api/overview/timeseries']) {
-      for (const name of ['from', 'to']) expect(parameter(path, name)).toMatchObject({ type: 'integer', minimum: 0, maximum: 8_640_000_000_000_000 });
+      for (const name of ['from', 'to'])
+        expect(parameter(path, name)).toMatchObject({ type: 'integer', minimum: 0, maximum: 8_640_000_000_000_000 });
     }
-    expect(document.paths['/api/auth/register'].post.requestBody.content['application/json'].schema.properties.email.format).toBe('email');
+    expect(
+      document.paths['/api/auth/register'].post.requestBody.content['application/json'].schema.properties.email.format,
+    ).toBe('email');
     expect(document.components.schemas.User.properties.email.format).toBe('email');
-    expect(document.paths['/api/apps'].post.requestBody.content['application/json'].schema.properties.name.description).toMatch(/after .*trimmed/);
-    const publicOperations = ['POST /api/auth/register', 'POST /api/auth/login', 'POST /api/events/batch', 'GET /healthz', 'GET /readyz', 'GET /api/openapi.json', 'POST /api/{projectId}/envelope', 'POST /api/{projectId}/store', 'GET /sdk/collector.min.js'];
+    expect(
+      document.paths['/api/apps'].post.requestBody.content['application/json'].schema.properties.name.description,
+    ).toMatch(/after .*trimmed/);
+    const publicOperations = [
+      'POST /api/auth/register',
+      'POST /api/auth/login',
+      'POST /api/events/batch',
+      'GET /healthz',
+      'GET /readyz',
+      'GET /api/openapi.json',
+      'POST /api/{projectId}/envelope',
+      'POST /api/{projectId}/store',
+      'GET /sdk/collector.min.js',
+    ];
     for (const [path, methods] of Object.entries<Record<string, { security?: unknown }>>(document.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
         const route = `${method.toUpperCase()} ${path}`;
@@ -154,7 +218,9 @@ describe('OpenAPI document', () => {
       }
     }
     expect(document.info.license.name).toBeTruthy();
-    expect(document.paths['/readyz'].get.responses['200'].content['application/json'].schema.properties.database.enum).toEqual(['postgres', 'embedded', 'pglite']);
+    expect(
+      document.paths['/readyz'].get.responses['200'].content['application/json'].schema.properties.database.enum,
+    ).toEqual(['postgres', 'embedded', 'pglite']);
     expect(document.components.schemas).not.toHaveProperty('Error');
   });
 
@@ -187,7 +253,10 @@ describe('tRPC endpoint for the typed client', () => {
   });
 
   it('reports an unparseable body as INVALID_JSON', async () => {
-    const reply = await server.call('POST', '/trpc/auth.login', { rawBody: '{bad', headers: { 'content-type': 'application/json' } });
+    const reply = await server.call('POST', '/trpc/auth.login', {
+      rawBody: '{bad',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(reply.status).toBe(400);
     expect(reply.body.error.data.appError.code).toBe('INVALID_JSON');
   });

@@ -66,7 +66,11 @@ function startPost(path: string, body: Buffer, headers: Record<string, string> =
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text ? JSON.parse(text) : undefined });
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: text ? JSON.parse(text) : undefined,
+        });
       });
     });
     request.on('error', reject);
@@ -92,14 +96,23 @@ async function behindLogin(head: string, body: Buffer) {
   socket.on('data', (chunk: Buffer) => {
     connection.received += chunk.toString('utf8');
   });
-  socket.write(Buffer.concat([Buffer.from(`POST /api/auth/login HTTP/1.1\r\nHost: collector\r\nContent-Type: application/json\r\nContent-Length: ${login.length}\r\n\r\n${login}${head}`), body]));
+  socket.write(
+    Buffer.concat([
+      Buffer.from(
+        `POST /api/auth/login HTTP/1.1\r\nHost: collector\r\nContent-Type: application/json\r\nContent-Length: ${login.length}\r\n\r\n${login}${head}`,
+      ),
+      body,
+    ]),
+  );
   while (budget.bytesInFlight === 0) await new Promise((resolve) => setTimeout(resolve, 1));
   return connection;
 }
 
 /** A request's line and headers, written by hand. */
 const requestHead = (path: string, length: number, headers: Record<string, string> = {}) =>
-  `POST ${path} HTTP/1.1\r\nHost: collector\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${Object.entries(headers)
+  `POST ${path} HTTP/1.1\r\nHost: collector\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${Object.entries(
+    headers,
+  )
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('')}\r\n`;
 
@@ -110,7 +123,13 @@ async function storedEvents(appKey: string): Promise<number> {
 function expectBusy(answer: { status: number; body: any }, retryAfter: string | null) {
   expect(answer.status).toBe(503);
   expect(retryAfter).toBe('1');
-  expect(answer.body).toEqual({ error: { code: 'UNAVAILABLE', message: expect.any(String), details: [{ path: '', message: expect.stringContaining('retry after') }] } });
+  expect(answer.body).toEqual({
+    error: {
+      code: 'UNAVAILABLE',
+      message: expect.any(String),
+      details: [{ path: '', message: expect.stringContaining('retry after') }],
+    },
+  });
 }
 
 describe('ingestion over its budget of bytes in flight', () => {
@@ -136,13 +155,21 @@ describe('ingestion over its budget of bytes in flight', () => {
 
     for (const each of sending) finish(each);
     const answers = await Promise.all(sending.map((each) => each.answer));
-    expect(answers.map((answer) => answer.status).sort()).toEqual([...Array(fits).fill(200), ...Array(bodies.length - fits).fill(503)]);
-    const accepted = answers.filter((answer) => answer.status === 200).reduce((sum, answer) => sum + answer.body.accepted, 0);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([
+      ...Array(fits).fill(200),
+      ...Array(bodies.length - fits).fill(503),
+    ]);
+    const accepted = answers
+      .filter((answer) => answer.status === 200)
+      .reduce((sum, answer) => sum + answer.body.accepted, 0);
     expect(accepted).toBe(fits * 10);
     expect(await storedEvents(appKey)).toBe(accepted);
 
     await expect.poll(() => budget.bytesInFlight).toBe(0);
-    const again = await server.call('POST', '/api/events/batch', { rawBody: largeBatch(appKey), headers: { 'content-type': 'application/json' } });
+    const again = await server.call('POST', '/api/events/batch', {
+      rawBody: largeBatch(appKey),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(again.status).toBe(200);
     expect(again.body.accepted).toBe(10);
     await expect.poll(() => budget.bytesInFlight).toBe(0);
@@ -153,15 +180,25 @@ describe('ingestion over its budget of bytes in flight', () => {
     const url = `${server.url.replace('localhost', '127.0.0.1')}/api/events/batch`;
     const replies = await Promise.all(
       Array.from({ length: 16 }, async () => {
-        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: largeBatch(appKey) });
-        return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as any };
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: largeBatch(appKey),
+        });
+        return {
+          status: response.status,
+          retryAfter: response.headers.get('retry-after'),
+          body: (await response.json()) as any,
+        };
       }),
     );
     for (const reply of replies) {
       expect([200, 503]).toContain(reply.status);
       if (reply.status === 503) expectBusy(reply, reply.retryAfter);
     }
-    const accepted = replies.filter((reply) => reply.status === 200).reduce((sum, reply) => sum + reply.body.accepted, 0);
+    const accepted = replies
+      .filter((reply) => reply.status === 200)
+      .reduce((sum, reply) => sum + reply.body.accepted, 0);
     expect(accepted).toBeGreaterThan(0);
     expect(await storedEvents(appKey)).toBe(accepted);
     await expect.poll(() => budget.bytesInFlight).toBe(0);
@@ -173,13 +210,19 @@ describe('ingestion over its budget of bytes in flight', () => {
     await expect.poll(() => budget.bytesInFlight).toBeGreaterThan(0);
     const compressed = gzipSync(largeBatch(appKey));
     // 213 KB held + 1 MiB > 512 KiB, though the compressed body itself is a few KB.
-    const refused = await server.call('POST', '/api/events/batch', { rawBody: compressed, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    const refused = await server.call('POST', '/api/events/batch', {
+      rawBody: compressed,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
     expectBusy(refused, refused.headers.get('retry-after'));
 
     finish(held);
     expect((await held.answer).status).toBe(200);
     await expect.poll(() => budget.bytesInFlight).toBe(0);
-    const alone = await server.call('POST', '/api/events/batch', { rawBody: compressed, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    const alone = await server.call('POST', '/api/events/batch', {
+      rawBody: compressed,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
     expect(alone.status).toBe(200);
     expect(await storedEvents(appKey)).toBe(20);
     await expect.poll(() => budget.bytesInFlight).toBe(0);
@@ -213,7 +256,10 @@ describe('a reservation is given back however the request ends', () => {
   async function pipelinedBatch() {
     const { appKey } = await createApp(server, token);
     const body = largeBatch(appKey);
-    return { size: body.length, connection: await behindLogin(requestHead('/api/events/batch', body.length), body.subarray(0, 1024)) };
+    return {
+      size: body.length,
+      connection: await behindLogin(requestHead('/api/events/batch', body.length), body.subarray(0, 1024)),
+    };
   }
 
   it('a pipelined batch whose answer waits behind another when the connection dies (its response never closes, its socket does)', async () => {
@@ -225,7 +271,7 @@ describe('a reservation is given back however the request ends', () => {
     await expect.poll(() => budget.bytesInFlight).toBe(0);
   });
 
-  it('a pipelined batch whose answer had become the connection\'s own when it died: given back once, not twice', async () => {
+  it("a pipelined batch whose answer had become the connection's own when it died: given back once, not twice", async () => {
     const { size, connection } = await pipelinedBatch();
     await expect.poll(() => connection.received).toMatch(/^HTTP\/1\.1 401 /);
     expect(budget.bytesInFlight).toBe(size);
@@ -257,7 +303,10 @@ describe('a compressed body holds the most it may inflate to only while it is re
     const { appKey } = await createApp(server, token);
     const body = largeBatch(appKey);
     const { result, seen } = await budgetDuring(() =>
-      server.call('POST', '/api/events/batch', { rawBody: gzipSync(body), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }),
+      server.call('POST', '/api/events/batch', {
+        rawBody: gzipSync(body),
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      }),
     );
     expect(result.status).toBe(200);
     expect([...seen].sort((a, b) => a - b)).toEqual([0, body.length, 1024 * 1024]);
@@ -267,22 +316,40 @@ describe('a compressed body holds the most it may inflate to only while it is re
   it('an envelope: what its parser kept (its header line and its event), not what streamed through', async () => {
     const { appKey, dsn } = await createApp(server, token, { type: 'node' });
     const { projectId, publicKey } = dsnParts(dsn);
-    const event = { event_id: crypto.randomUUID().replaceAll('-', ''), message: 'hello', extra: { padding: 'x'.repeat(100_000) } };
+    const event = {
+      event_id: crypto.randomUUID().replaceAll('-', ''),
+      message: 'hello',
+      extra: { padding: 'x'.repeat(100_000) },
+    };
     const header = JSON.stringify({ event_id: event.event_id });
     // A skipped attachment of 2 MB streams through without being kept.
-    const body = gzipSync(`${header}\n{"type":"attachment","length":2000000}\n${'a'.repeat(2_000_000)}\n{"type":"event"}\n${JSON.stringify(event)}\n`);
+    const body = gzipSync(
+      `${header}\n{"type":"attachment","length":2000000}\n${'a'.repeat(2_000_000)}\n{"type":"event"}\n${JSON.stringify(event)}\n`,
+    );
     const { result, seen } = await budgetDuring(() =>
-      server.call('POST', `/api/${projectId}/envelope/?sentry_key=${publicKey}`, { rawBody: body, headers: { 'content-encoding': 'gzip' } }),
+      server.call('POST', `/api/${projectId}/envelope/?sentry_key=${publicKey}`, {
+        rawBody: body,
+        headers: { 'content-encoding': 'gzip' },
+      }),
     );
     expect(result.status).toBe(200);
-    expect([...seen].sort((a, b) => a - b)).toEqual([0, header.length + JSON.stringify(event).length, 1024 * 1024 + 128 * 1024]);
+    expect([...seen].sort((a, b) => a - b)).toEqual([
+      0,
+      header.length + JSON.stringify(event).length,
+      1024 * 1024 + 128 * 1024,
+    ]);
     expect(await storedEvents(appKey)).toBe(1);
   });
 });
 
 describe('the Sentry endpoints share the budget', () => {
-  const envelope = (event: Record<string, unknown>) => Buffer.from(`${JSON.stringify({ event_id: event.event_id })}\n{"type":"event"}\n${JSON.stringify(event)}\n`);
-  const sentryEvent = () => ({ event_id: crypto.randomUUID().replaceAll('-', ''), message: 'hello', extra: { padding: 'x'.repeat(400_000) } });
+  const envelope = (event: Record<string, unknown>) =>
+    Buffer.from(`${JSON.stringify({ event_id: event.event_id })}\n{"type":"event"}\n${JSON.stringify(event)}\n`);
+  const sentryEvent = () => ({
+    event_id: crypto.randomUUID().replaceAll('-', ''),
+    message: 'hello',
+    extra: { padding: 'x'.repeat(400_000) },
+  });
 
   it('503 with Retry-After and X-Sentry-Rate-Limits past it, on /envelope/ and /store/; 200 once there is room', async () => {
     const { appKey, dsn } = await createApp(server, token, { type: 'node' });
@@ -294,11 +361,18 @@ describe('the Sentry endpoints share the budget', () => {
     // About 400 KB as it is (213 KB held + 400 KB > 512 KiB), and compressed: counted at one event and its headers.
     const cases: Array<[string, Buffer, Record<string, string>]> = [
       [`/api/${projectId}/envelope/?sentry_key=${publicKey}`, envelope(event), {}],
-      [`/api/${projectId}/envelope/?sentry_key=${publicKey}`, gzipSync(envelope(event)), { 'content-encoding': 'gzip' }],
+      [
+        `/api/${projectId}/envelope/?sentry_key=${publicKey}`,
+        gzipSync(envelope(event)),
+        { 'content-encoding': 'gzip' },
+      ],
       [`/api/${projectId}/store/?sentry_key=${publicKey}`, Buffer.from(JSON.stringify(event)), {}],
     ];
     for (const [path, body, headers] of cases) {
-      const reply = await server.call('POST', path, { rawBody: body, headers: { 'content-type': 'application/x-sentry-envelope', ...headers } });
+      const reply = await server.call('POST', path, {
+        rawBody: body,
+        headers: { 'content-type': 'application/x-sentry-envelope', ...headers },
+      });
       expectBusy(reply, reply.headers.get('retry-after'));
       // What Sentry SDKs honour whatever the status (sentry-python reads Retry-After only on a 429).
       expect(reply.headers.get('x-sentry-rate-limits')).toBe('1::organization');
@@ -319,7 +393,9 @@ describe('the Sentry endpoints share the budget', () => {
     const { dsn } = await createApp(server, token, { type: 'node' });
     const { projectId, publicKey } = dsnParts(dsn);
     const body = envelope(sentryEvent());
-    const sending = startPost(`/api/${projectId}/envelope/?sentry_key=${publicKey}`, body, { 'content-type': 'application/x-sentry-envelope' });
+    const sending = startPost(`/api/${projectId}/envelope/?sentry_key=${publicKey}`, body, {
+      'content-type': 'application/x-sentry-envelope',
+    });
     await expect.poll(() => budget.bytesInFlight).toBe(body.length);
     sending.request.destroy();
     await expect.poll(() => budget.bytesInFlight).toBe(0);
@@ -331,7 +407,9 @@ describe('tRPC takes the budget too', () => {
     const { appKey } = await createApp(server, token);
     const client = createCollectorClient({ baseUrl: server.url.replace('localhost', '127.0.0.1'), token });
     // 600 KB of events: 213 KB held + 600 KB > 512 KiB.
-    const events = Array.from({ length: 30 }, () => makeEvent({ message: 'm'.repeat(8_000), stack: 's'.repeat(12_000) }));
+    const events = Array.from({ length: 30 }, () =>
+      makeEvent({ message: 'm'.repeat(8_000), stack: 's'.repeat(12_000) }),
+    );
     const held = startPost('/api/events/batch', largeBatch(appKey));
     await expect.poll(() => budget.bytesInFlight).toBeGreaterThan(0);
     const failure = await client.events.ingest.mutate({ appKey, events }).then(

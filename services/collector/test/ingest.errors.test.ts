@@ -32,7 +32,11 @@ describe('ingestion, whole-request errors store nothing', () => {
   });
 
   it('says how many events are allowed', async () => {
-    const reply = await sendBatch(server, appKey, Array.from({ length: 51 }, () => makeEvent()));
+    const reply = await sendBatch(
+      server,
+      appKey,
+      Array.from({ length: 51 }, () => makeEvent()),
+    );
     expect(reply.body.error.message).toBe('events: must contain at most 50 items');
   });
 
@@ -43,19 +47,28 @@ describe('ingestion, whole-request errors store nothing', () => {
 
   it('400 INVALID_JSON for a body that is not JSON, in either content type', async () => {
     for (const type of ['application/json', 'text/plain']) {
-      const reply = await server.call('POST', '/api/events/batch', { rawBody: `{"appKey":"${appKey}","events":[`, headers: { 'content-type': type } });
+      const reply = await server.call('POST', '/api/events/batch', {
+        rawBody: `{"appKey":"${appKey}","events":[`,
+        headers: { 'content-type': type },
+      });
       expectError(reply, 400, 'INVALID_JSON');
     }
   });
 
   it('400 INVALID_JSON for a corrupt gzip body', async () => {
-    const reply = await server.call('POST', '/api/events/batch', { rawBody: 'definitely not gzip', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    const reply = await server.call('POST', '/api/events/batch', {
+      rawBody: 'definitely not gzip',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
     expectError(reply, 400, 'INVALID_JSON');
   });
 
   it('400 for a JSON body that is not an object', async () => {
     for (const body of ['[1,2]', '"text"', '42', 'null']) {
-      const reply = await server.call('POST', '/api/events/batch', { rawBody: body, headers: { 'content-type': 'application/json' } });
+      const reply = await server.call('POST', '/api/events/batch', {
+        rawBody: body,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(reply.status, body).toBe(400);
       expect(['INVALID_JSON', 'VALIDATION_FAILED']).toContain(reply.body.error.code);
     }
@@ -63,7 +76,10 @@ describe('ingestion, whole-request errors store nothing', () => {
 
   it('415 for another content type or a missing one', async () => {
     const body = JSON.stringify({ appKey, events: [makeEvent()] });
-    for (const headers of [{ 'content-type': 'application/xml' }, { 'content-type': 'multipart/form-data; boundary=x' }]) {
+    for (const headers of [
+      { 'content-type': 'application/xml' },
+      { 'content-type': 'multipart/form-data; boundary=x' },
+    ]) {
       const reply = await server.call('POST', '/api/events/batch', { rawBody: body, headers });
       expectError(reply, 415, 'UNSUPPORTED_MEDIA_TYPE');
     }
@@ -82,10 +98,21 @@ describe('ingestion, whole-request errors store nothing', () => {
 
   it('413 for a body over 1 MiB, plain or once decompressed (a gzip bomb)', async () => {
     const big = JSON.stringify({ appKey, events: [makeEvent({ message: 'x'.repeat(1024 * 1024) })] });
-    expectError(await server.call('POST', '/api/events/batch', { rawBody: big, headers: { 'content-type': 'application/json' } }), 413, 'PAYLOAD_TOO_LARGE');
+    expectError(
+      await server.call('POST', '/api/events/batch', { rawBody: big, headers: { 'content-type': 'application/json' } }),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
     const bomb = gzipSync(JSON.stringify({ appKey, events: [makeEvent({ message: ' '.repeat(10 * 1024 * 1024) })] }));
     expect(bomb.length).toBeLessThan(64 * 1024);
-    expectError(await server.call('POST', '/api/events/batch', { rawBody: bomb, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }), 413, 'PAYLOAD_TOO_LARGE');
+    expectError(
+      await server.call('POST', '/api/events/batch', {
+        rawBody: bomb,
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      }),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
   });
 
   it('takes a body just under 1 MiB', async () => {
@@ -93,7 +120,10 @@ describe('ingestion, whole-request errors store nothing', () => {
     const body = JSON.stringify({ appKey, events });
     expect(body.length).toBeGreaterThan(1_000_000);
     expect(body.length).toBeLessThan(1024 * 1024);
-    const reply = await server.call('POST', '/api/events/batch', { rawBody: body, headers: { 'content-type': 'application/json' } });
+    const reply = await server.call('POST', '/api/events/batch', {
+      rawBody: body,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(reply.body.accepted).toBe(50);
   });
 });
@@ -117,7 +147,11 @@ describe('ingestion, per-event rejection', () => {
     ['a different appKey', { appKey: 'web_someoneelse000000000' }, /^appKey: /],
     ['a request without a url', { type: 'request', request: { method: 'GET' } }, /^request\.url: /],
     ['a boolean message', { message: false }, /^message: /],
-    ['nesting deeper than 16 levels', { breadcrumbs: [{ data: JSON.parse(`${'{"a":'.repeat(14)}1${'}'.repeat(14)}`) }] }, /nested deeper than 16/],
+    [
+      'nesting deeper than 16 levels',
+      { breadcrumbs: [{ data: JSON.parse(`${'{"a":'.repeat(14)}1${'}'.repeat(14)}`) }] },
+      /nested deeper than 16/,
+    ],
   ];
 
   it.each(cases)('rejects %s and keeps the rest of the batch', async (_case, override, message) => {
@@ -126,7 +160,16 @@ describe('ingestion, per-event rejection', () => {
     const reply = await sendBatch(server, appKey, [good, bad]);
     expect(reply.status).toBe(200);
     expect(reply.body.accepted).toBe(1);
-    expect(reply.body.rejected).toEqual([{ index: 1, code: 'VALIDATION_FAILED', message: expect.stringMatching(message), ...(typeof bad.eventId === 'string' && /^evt_/.test(bad.eventId) ? { eventId: bad.eventId } : { eventId: expect.any(String) }) }]);
+    expect(reply.body.rejected).toEqual([
+      {
+        index: 1,
+        code: 'VALIDATION_FAILED',
+        message: expect.stringMatching(message),
+        ...(typeof bad.eventId === 'string' && /^evt_/.test(bad.eventId)
+          ? { eventId: bad.eventId }
+          : { eventId: expect.any(String) }),
+      },
+    ]);
   });
 
   it('accepts nesting of exactly 16 levels', async () => {

@@ -12,13 +12,29 @@ async function freshApp() {
 describe('ingestion, happy paths', () => {
   it('stores a batch and makes it visible at once to the dashboard', async () => {
     const appKey = await freshApp();
-    const events = [makeEvent(), makeEvent(), makeEvent({ type: 'request', errorType: undefined, message: undefined, stack: undefined, request: { method: 'GET', url: 'https://api.example/orders/17?x=1', status: 502, durationMs: 120 } })];
+    const events = [
+      makeEvent(),
+      makeEvent(),
+      makeEvent({
+        type: 'request',
+        errorType: undefined,
+        message: undefined,
+        stack: undefined,
+        request: { method: 'GET', url: 'https://api.example/orders/17?x=1', status: 502, durationMs: 120 },
+      }),
+    ];
     const reply = await sendBatch(server, appKey, events);
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ accepted: 3, duplicates: 0, rejected: [] });
 
     const overview = await server.call('GET', `/api/overview?appKey=${appKey}`, { token });
-    expect(overview.body.totals).toEqual({ events: 3, errors: 2, failedRequests: 1, affectedUsers: expect.any(Number), issues: 2 });
+    expect(overview.body.totals).toEqual({
+      events: 3,
+      errors: 2,
+      failedRequests: 1,
+      affectedUsers: expect.any(Number),
+      issues: 2,
+    });
     const issues = await server.call('GET', `/api/issues?appKey=${appKey}`, { token });
     expect(issues.body.issues.map((issue: { eventCount: number }) => issue.eventCount).sort()).toEqual([1, 2]);
     const request = issues.body.issues.find((issue: { errorType: string }) => issue.errorType === 'request');
@@ -29,7 +45,11 @@ describe('ingestion, happy paths', () => {
     const appKey = await freshApp();
     const events = [makeEvent(), makeEvent()];
     expect((await sendBatch(server, appKey, events)).body).toEqual({ accepted: 2, duplicates: 0, rejected: [] });
-    expect((await sendBatch(server, appKey, [...events, makeEvent()])).body).toEqual({ accepted: 3, duplicates: 2, rejected: [] });
+    expect((await sendBatch(server, appKey, [...events, makeEvent()])).body).toEqual({
+      accepted: 3,
+      duplicates: 2,
+      rejected: [],
+    });
     const overview = await server.call('GET', `/api/overview?appKey=${appKey}`, { token });
     expect(overview.body.totals.events).toBe(3);
     const issues = await server.call('GET', `/api/issues?appKey=${appKey}`, { token });
@@ -40,7 +60,11 @@ describe('ingestion, happy paths', () => {
   it('counts the same eventId twice in one batch once', async () => {
     const appKey = await freshApp();
     const event = makeEvent();
-    expect((await sendBatch(server, appKey, [event, event])).body).toEqual({ accepted: 2, duplicates: 1, rejected: [] });
+    expect((await sendBatch(server, appKey, [event, event])).body).toEqual({
+      accepted: 2,
+      duplicates: 1,
+      rejected: [],
+    });
     expect((await server.call('GET', `/api/overview?appKey=${appKey}`, { token })).body.totals.events).toBe(1);
   });
 
@@ -73,17 +97,28 @@ describe('ingestion, happy paths', () => {
   it('groups by a server-side fingerprint when none is sent: numbers and ids in messages do not split issues', async () => {
     const appKey = await freshApp();
     const events = [17, 4242, 99].map((id) =>
-      makeEvent({ message: `Order ${id} not found at https://shop.example/orders/${id}?ref=${id}`, errorType: 'NotFound', stack: undefined }),
+      makeEvent({
+        message: `Order ${id} not found at https://shop.example/orders/${id}?ref=${id}`,
+        errorType: 'NotFound',
+        stack: undefined,
+      }),
     );
     await sendBatch(server, appKey, events);
     const issues = await server.call('GET', `/api/issues?appKey=${appKey}`, { token });
     expect(issues.body.issues).toHaveLength(1);
-    expect(issues.body.issues[0]).toMatchObject({ eventCount: 3, errorType: 'NotFound', fingerprint: expect.stringMatching(/^NotFound:[0-9a-f]{16}$/) });
+    expect(issues.body.issues[0]).toMatchObject({
+      eventCount: 3,
+      errorType: 'NotFound',
+      fingerprint: expect.stringMatching(/^NotFound:[0-9a-f]{16}$/),
+    });
   });
 
   it('keeps a fingerprint sent by the SDK', async () => {
     const appKey = await freshApp();
-    await sendBatch(server, appKey, [makeEvent({ fingerprint: 'TypeError:custom-group' }), makeEvent({ fingerprint: 'TypeError:custom-group', message: 'other' })]);
+    await sendBatch(server, appKey, [
+      makeEvent({ fingerprint: 'TypeError:custom-group' }),
+      makeEvent({ fingerprint: 'TypeError:custom-group', message: 'other' }),
+    ]);
     const issues = await server.call('GET', `/api/issues?appKey=${appKey}`, { token });
     expect(issues.body.issues.map((issue: { id: string }) => issue.id)).toEqual([`${appKey}:TypeError:custom-group`]);
   });
@@ -113,9 +148,18 @@ describe('ingestion, happy paths', () => {
     const fine = Date.now() - 5 * 24 * 60 * 60_000;
     const group = { fingerprint: 'js:clock' };
     const before = Date.now();
-    await sendBatch(server, appKey, [makeEvent({ ...group, timestamp: future }), makeEvent({ ...group, timestamp: ancient }), makeEvent({ ...group, timestamp: fine })]);
+    await sendBatch(server, appKey, [
+      makeEvent({ ...group, timestamp: future }),
+      makeEvent({ ...group, timestamp: ancient }),
+      makeEvent({ ...group, timestamp: fine }),
+    ]);
     const { events } = (await server.call('GET', `/api/issues/${appKey}:js:clock`, { token })).body;
-    const byClient = new Map(events.map((event: { clientTimestamp?: number; timestamp: number }) => [event.clientTimestamp ?? event.timestamp, event]));
+    const byClient = new Map(
+      events.map((event: { clientTimestamp?: number; timestamp: number }) => [
+        event.clientTimestamp ?? event.timestamp,
+        event,
+      ]),
+    );
     for (const original of [future, ancient]) {
       const event = byClient.get(original) as { timestamp: number; receivedAt: number };
       expect(event.timestamp).toBe(event.receivedAt);
@@ -126,7 +170,9 @@ describe('ingestion, happy paths', () => {
 
   it('truncates an over-long message and stack instead of rejecting', async () => {
     const appKey = await freshApp();
-    const reply = await sendBatch(server, appKey, [makeEvent({ fingerprint: 'js:long', message: 'é'.repeat(10_000), stack: 's'.repeat(70_000) })]);
+    const reply = await sendBatch(server, appKey, [
+      makeEvent({ fingerprint: 'js:long', message: 'é'.repeat(10_000), stack: 's'.repeat(70_000) }),
+    ]);
     expect(reply.body.accepted).toBe(1);
     const [event] = (await server.call('GET', `/api/issues/${appKey}:js:long`, { token })).body.events;
     expect(Buffer.byteLength(event.message)).toBe(8192);
@@ -149,13 +195,20 @@ describe('ingestion, happy paths', () => {
 
   it('answers CORS preflights and allows any origin on ingestion only', async () => {
     const preflight = await server.call('OPTIONS', '/api/events/batch', {
-      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'https://shop.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
     expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
     const appKey = await freshApp();
-    const post = await server.call('POST', '/api/events/batch', { body: { appKey, events: [makeEvent()] }, headers: { origin: 'https://shop.example' } });
+    const post = await server.call('POST', '/api/events/batch', {
+      body: { appKey, events: [makeEvent()] },
+      headers: { origin: 'https://shop.example' },
+    });
     expect(post.headers.get('access-control-allow-origin')).toBe('*');
     expect(post.headers.get('access-control-expose-headers')).toBe('Retry-After,X-Request-Id');
     const dashboard = await server.call('GET', '/api/apps', { token, headers: { origin: 'https://evil.example' } });
@@ -171,7 +224,15 @@ describe('ingestion, happy paths', () => {
       userAgent: 'Mozilla/5.0',
       release: 'shop@2.3.1',
       environment: 'production',
-      breadcrumbs: [{ timestamp: Date.now(), category: 'fetch', message: 'GET /api/cart', level: 'info', data: { status: 200, nested: { ok: true } } }],
+      breadcrumbs: [
+        {
+          timestamp: Date.now(),
+          category: 'fetch',
+          message: 'GET /api/cart',
+          level: 'info',
+          data: { status: 200, nested: { ok: true } },
+        },
+      ],
     });
     const reply = await sendBatch(server, appKey, [full, ...Array.from({ length: 49 }, () => makeEvent())]);
     expect(reply.body).toEqual({ accepted: 50, duplicates: 0, rejected: [] });

@@ -6,7 +6,10 @@ describe('ingestion, security', () => {
     const server = await startTestServer();
     const { token } = await signUp(server);
     const { appKey } = await createApp(server, token);
-    const reply = await server.call('POST', '/api/events/batch', { body: { appKey, events: [makeEvent()] }, headers: { authorization: 'Bearer garbage' } });
+    const reply = await server.call('POST', '/api/events/batch', {
+      body: { appKey, events: [makeEvent()] },
+      headers: { authorization: 'Bearer garbage' },
+    });
     expect(reply.status).toBe(200);
   });
 
@@ -18,7 +21,9 @@ describe('ingestion, security', () => {
     const bobApp = await createApp(server, bob.token);
     const reply = await sendBatch(server, aliceApp.appKey, [makeEvent({ appKey: bobApp.appKey })]);
     expect(reply.body.accepted).toBe(0);
-    expect((await server.call('GET', `/api/overview?appKey=${bobApp.appKey}`, { token: bob.token })).body.totals.events).toBe(0);
+    expect(
+      (await server.call('GET', `/api/overview?appKey=${bobApp.appKey}`, { token: bob.token })).body.totals.events,
+    ).toBe(0);
   });
 
   it('rate-limits per appKey with 429 and Retry-After, leaving other apps alone', async () => {
@@ -26,8 +31,20 @@ describe('ingestion, security', () => {
     const { token } = await signUp(server);
     const limited = await createApp(server, token);
     const other = await createApp(server, token);
-    expect((await sendBatch(server, limited.appKey, Array.from({ length: 50 }, () => makeEvent()))).status).toBe(200);
-    const refused = await sendBatch(server, limited.appKey, Array.from({ length: 20 }, () => makeEvent()));
+    expect(
+      (
+        await sendBatch(
+          server,
+          limited.appKey,
+          Array.from({ length: 50 }, () => makeEvent()),
+        )
+      ).status,
+    ).toBe(200);
+    const refused = await sendBatch(
+      server,
+      limited.appKey,
+      Array.from({ length: 20 }, () => makeEvent()),
+    );
     expect(refused.status).toBe(429);
     expect(refused.body.error.code).toBe('RATE_LIMITED');
     expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
@@ -41,8 +58,21 @@ describe('ingestion, security', () => {
     const { token } = await signUp(server);
     const { appKey } = await createApp(server, token);
     const event = makeEvent({ fingerprint: 'js:proto' });
-    const raw = JSON.stringify({ appKey, __proto__: { polluted: true }, events: [{ ...event, constructor: { prototype: { polluted: true } }, breadcrumbs: [{ data: JSON.parse('{"__proto__":{"polluted":true}}') }] }] });
-    const reply = await server.call('POST', '/api/events/batch', { rawBody: raw.replace('"appKey"', '"__proto__":{"polluted":true},"appKey"'), headers: { 'content-type': 'application/json' } });
+    const raw = JSON.stringify({
+      appKey,
+      __proto__: { polluted: true },
+      events: [
+        {
+          ...event,
+          constructor: { prototype: { polluted: true } },
+          breadcrumbs: [{ data: JSON.parse('{"__proto__":{"polluted":true}}') }],
+        },
+      ],
+    });
+    const reply = await server.call('POST', '/api/events/batch', {
+      rawBody: raw.replace('"appKey"', '"__proto__":{"polluted":true},"appKey"'),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(reply.status).toBe(200);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.prototype).not.toHaveProperty('polluted');

@@ -14,8 +14,11 @@ async function outcomesOf(target: TestServer, query: string, expected: Record<st
   for (;;) {
     const reply = await target.call('GET', `/api/outcomes${query}`, { token });
     expect(reply.status).toBe(200);
-    const counts = Object.fromEntries(reply.body.outcomes.map((outcome: { reason: string; events: number }) => [outcome.reason, outcome.events]));
-    if (JSON.stringify(counts) === JSON.stringify(expected) || Date.now() > deadline) return { counts, body: reply.body };
+    const counts = Object.fromEntries(
+      reply.body.outcomes.map((outcome: { reason: string; events: number }) => [outcome.reason, outcome.events]),
+    );
+    if (JSON.stringify(counts) === JSON.stringify(expected) || Date.now() > deadline)
+      return { counts, body: reply.body };
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -25,28 +28,58 @@ describe('GET /api/outcomes', () => {
     const { appKey } = await createApp(server, token);
     const zero = { accepted: 0, duplicate: 0, invalid: 0, rate_limited: 0, too_large: 0, unsupported: 0 };
     expect((await outcomesOf(server, `?appKey=${appKey}`, zero)).body).toEqual({
-      outcomes: ['accepted', 'duplicate', 'invalid', 'rate_limited', 'too_large', 'unsupported'].map((reason) => ({ reason, events: 0 })),
+      outcomes: ['accepted', 'duplicate', 'invalid', 'rate_limited', 'too_large', 'unsupported'].map((reason) => ({
+        reason,
+        events: 0,
+      })),
     });
 
     // 3 stored, 2 invalid.
-    const first = [makeEvent(), makeEvent(), makeEvent(), makeEvent({ timestamp: 'yesterday' }), makeEvent({ type: 'crash' })];
+    const first = [
+      makeEvent(),
+      makeEvent(),
+      makeEvent(),
+      makeEvent({ timestamp: 'yesterday' }),
+      makeEvent({ type: 'crash' }),
+    ];
     expect((await sendBatch(server, appKey, first)).body).toMatchObject({ accepted: 3, duplicates: 0 });
     // 2 retries, 1 new, and a repeat within the batch: 2 stored, 3 duplicates.
     const repeated = makeEvent();
     const second = [first[0], first[1], makeEvent(), repeated, repeated];
     expect((await sendBatch(server, appKey, second)).body).toMatchObject({ accepted: 5, duplicates: 3 });
     // 10 of the burst of 50 spent (a few refilled since, one a second): 50 more is over it, a 429 whose events count.
-    const limited = await sendBatch(server, appKey, Array.from({ length: 50 }, () => makeEvent()));
+    const limited = await sendBatch(
+      server,
+      appKey,
+      Array.from({ length: 50 }, () => makeEvent()),
+    );
     expect(limited.status).toBe(429);
     // Two bodies over 1 MiB: one declared so (refused before it is read), one gzip-compressed that grows past it.
     const huge = JSON.stringify({ appKey, events: [makeEvent({ message: 'x'.repeat(2 * 1024 * 1024) })] });
-    expect((await server.call('POST', '/api/events/batch', { rawBody: huge, headers: { 'content-type': 'application/json' } })).status).toBe(413);
+    expect(
+      (
+        await server.call('POST', '/api/events/batch', {
+          rawBody: huge,
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+    ).toBe(413);
     const bomb = gzipSync(Buffer.from(huge));
-    const compressed = await server.call('POST', '/api/events/batch', { rawBody: bomb, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    const compressed = await server.call('POST', '/api/events/batch', {
+      rawBody: bomb,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
     expect(compressed.status).toBe(413);
     // One that names no appKey in its first bytes cannot be attributed.
     const anonymous = JSON.stringify({ events: [makeEvent({ message: 'x'.repeat(2 * 1024 * 1024) })], appKey });
-    expect((await server.call('POST', '/api/events/batch', { rawBody: anonymous, headers: { 'content-type': 'application/json' } })).status).toBe(413);
+    expect(
+      (
+        await server.call('POST', '/api/events/batch', {
+          rawBody: anonymous,
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+    ).toBe(413);
 
     const expected = { accepted: 5, duplicate: 3, invalid: 2, rate_limited: 50, too_large: 2, unsupported: 0 };
     expect((await outcomesOf(server, `?appKey=${appKey}`, expected)).counts).toEqual(expected);
@@ -64,12 +97,21 @@ describe('GET /api/outcomes', () => {
     const line = (value: unknown) => `${JSON.stringify(value)}\n`;
     const body =
       line({ event_id: 'aaaabbbbccccddddeeeeffff00002222' }) +
-      line({ type: 'event' }) + line({ event_id: 'aaaabbbbccccddddeeeeffff00002222', message: 'hello' }) +
-      line({ type: 'session' }) + line({ sid: 'x', status: 'ok' }) +
-      line({ type: 'client_report' }) + line({ discarded_events: [] });
-    const sent = await server.call('POST', `/api/${projectId}/envelope/?sentry_key=${publicKey}`, { rawBody: body, headers: { 'content-type': 'text/plain' } });
+      line({ type: 'event' }) +
+      line({ event_id: 'aaaabbbbccccddddeeeeffff00002222', message: 'hello' }) +
+      line({ type: 'session' }) +
+      line({ sid: 'x', status: 'ok' }) +
+      line({ type: 'client_report' }) +
+      line({ discarded_events: [] });
+    const sent = await server.call('POST', `/api/${projectId}/envelope/?sentry_key=${publicKey}`, {
+      rawBody: body,
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(sent.status).toBe(200);
-    const huge = await server.call('POST', `/api/${projectId}/envelope/?sentry_key=${publicKey}`, { rawBody: 'x'.repeat(2 * 1024 * 1024), headers: { 'content-type': 'text/plain' } });
+    const huge = await server.call('POST', `/api/${projectId}/envelope/?sentry_key=${publicKey}`, {
+      rawBody: 'x'.repeat(2 * 1024 * 1024),
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(huge.status).toBe(413);
     const expected = { accepted: 1, duplicate: 0, invalid: 0, rate_limited: 0, too_large: 1, unsupported: 2 };
     expect((await outcomesOf(server, `?appKey=${app.appKey}`, expected)).counts).toEqual(expected);

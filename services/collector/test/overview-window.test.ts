@@ -21,7 +21,10 @@ interface Sent {
 /** What the overview must say, counted from the events themselves. */
 function expected(events: readonly Sent[], appKeys: readonly string[], from?: number, to?: number) {
   const inWindow = events.filter(
-    (event) => appKeys.includes(event.appKey) && (from === undefined || event.timestamp >= from) && (to === undefined || event.timestamp < to),
+    (event) =>
+      appKeys.includes(event.appKey) &&
+      (from === undefined || event.timestamp >= from) &&
+      (to === undefined || event.timestamp < to),
   );
   return {
     events: inWindow.length,
@@ -51,7 +54,11 @@ async function send(appKey: string, events: Sent[], target: TestServer = server)
   return batch;
 }
 
-async function overview(token: string, query: { appKey?: string; from?: number; to?: number }, target: TestServer = server) {
+async function overview(
+  token: string,
+  query: { appKey?: string; from?: number; to?: number },
+  target: TestServer = server,
+) {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
   const reply = await target.call('GET', `/api/overview?${params}`, { token });
@@ -72,7 +79,13 @@ describe('overview over a window', () => {
       { appKey, type: 'error', timestamp: base + 2 * HOUR, anonymousId: 'anon_c', fingerprint: 'TypeError:three' },
       { appKey, type: 'error', timestamp: base + DAY - 1, anonymousId: 'anon_a', fingerprint: 'TypeError:one' },
       { appKey, type: 'error', timestamp: base + DAY, anonymousId: undefined, fingerprint: 'TypeError:four' },
-      { appKey, type: 'error', timestamp: base + 2 * DAY + 5 * HOUR, anonymousId: 'anon_b', fingerprint: 'TypeError:three' },
+      {
+        appKey,
+        type: 'error',
+        timestamp: base + 2 * DAY + 5 * HOUR,
+        anonymousId: 'anon_b',
+        fingerprint: 'TypeError:three',
+      },
     ];
     await send(appKey, events);
     const windows: [number | undefined, number | undefined][] = [
@@ -93,7 +106,11 @@ describe('overview over a window', () => {
       [base + DAY, undefined],
     ];
     for (const [from, to] of windows) {
-      expect({ from, to, totals: await overview(token, { appKey, from, to }) }).toEqual({ from, to, totals: expected(events, [appKey], from, to) });
+      expect({ from, to, totals: await overview(token, { appKey, from, to }) }).toEqual({
+        from,
+        to,
+        totals: expected(events, [appKey], from, to),
+      });
     }
   });
 
@@ -136,12 +153,30 @@ describe('overview over a window', () => {
     const t = Math.floor((Date.now() - 3 * DAY) / HOUR) * HOUR + 15 * 60_000;
     const events: Sent[] = [
       { appKey: shop.appKey, type: 'error', timestamp: t, anonymousId: 'anon_both', fingerprint: 'TypeError:a' },
-      { appKey: blog.appKey, type: 'error', timestamp: t + 3 * HOUR, anonymousId: 'anon_both', fingerprint: 'TypeError:a' },
+      {
+        appKey: blog.appKey,
+        type: 'error',
+        timestamp: t + 3 * HOUR,
+        anonymousId: 'anon_both',
+        fingerprint: 'TypeError:a',
+      },
       { appKey: blog.appKey, type: 'error', timestamp: t + DAY, anonymousId: 'anon_both', fingerprint: 'TypeError:b' },
-      { appKey: shop.appKey, type: 'error', timestamp: t + DAY + 1, anonymousId: 'anon_shop', fingerprint: 'TypeError:a' },
+      {
+        appKey: shop.appKey,
+        type: 'error',
+        timestamp: t + DAY + 1,
+        anonymousId: 'anon_shop',
+        fingerprint: 'TypeError:a',
+      },
     ];
-    await send(shop.appKey, events.filter((event) => event.appKey === shop.appKey));
-    await send(blog.appKey, events.filter((event) => event.appKey === blog.appKey));
+    await send(
+      shop.appKey,
+      events.filter((event) => event.appKey === shop.appKey),
+    );
+    await send(
+      blog.appKey,
+      events.filter((event) => event.appKey === blog.appKey),
+    );
     const apps = [shop.appKey, blog.appKey];
     for (const [from, to] of [
       [t, t + 1],
@@ -152,7 +187,8 @@ describe('overview over a window', () => {
       [t + 30 * 60_000, t + DAY + 1],
     ] as const) {
       expect(await overview(token, { from, to })).toEqual(expected(events, apps, from, to));
-      for (const appKey of apps) expect(await overview(token, { appKey, from, to })).toEqual(expected(events, [appKey], from, to));
+      for (const appKey of apps)
+        expect(await overview(token, { appKey, from, to })).toEqual(expected(events, [appKey], from, to));
     }
     expect(await overview(token, {})).toEqual(expected(events, apps));
   });
@@ -160,14 +196,20 @@ describe('overview over a window', () => {
   it('equals counting the events, for random windows over a month of random traffic sent at once', async () => {
     const random = rng(20261121);
     const { token } = await signUp(server);
-    const apps = [await createApp(server, token, { name: 'A' }), await createApp(server, token, { name: 'B' }), await createApp(server, token, { name: 'C' })].map(
-      (app) => app.appKey,
-    );
+    const apps = [
+      await createApp(server, token, { name: 'A' }),
+      await createApp(server, token, { name: 'B' }),
+      await createApp(server, token, { name: 'C' }),
+    ].map((app) => app.appKey);
     const now = Date.now();
     const oldest = now - 29 * DAY;
     const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)] as T;
     // Users: mostly one app's own, a few shared by all apps, some events without one.
-    const users = (appKey: string) => [...Array.from({ length: 12 }, (_, i) => `anon_${appKey.slice(-6)}_${i}`), 'anon_shared_1', 'anon_shared_2'];
+    const users = (appKey: string) => [
+      ...Array.from({ length: 12 }, (_, i) => `anon_${appKey.slice(-6)}_${i}`),
+      'anon_shared_1',
+      'anon_shared_2',
+    ];
     const events: Sent[] = Array.from({ length: 700 }, () => {
       const appKey = pick(apps);
       // Clustered in time, as real traffic is: hours and days with several events, many without.
@@ -181,7 +223,10 @@ describe('overview over a window', () => {
       } satisfies Sent;
     });
     // Sent in random order, many requests in flight at once: statements run concurrently and hours arrive out of order.
-    const shuffled = events.map((event) => ({ event, key: random() })).sort((a, b) => a.key - b.key).map(({ event }) => event);
+    const shuffled = events
+      .map((event) => ({ event, key: random() }))
+      .sort((a, b) => a.key - b.key)
+      .map(({ event }) => event);
     const batches: Sent[][] = [];
     for (const appKey of apps) {
       const mine = shuffled.filter((event) => event.appKey === appKey);
@@ -194,7 +239,8 @@ describe('overview over a window', () => {
     }
     // Retries (the same eventIds again, at once) change nothing.
     const retries = await Promise.all(bodies.slice(0, 12).map(({ appKey, batch }) => sendBatch(server, appKey, batch)));
-    for (const [i, retry] of retries.entries()) expect(retry.body).toMatchObject({ accepted: bodies[i]?.batch.length, duplicates: bodies[i]?.batch.length });
+    for (const [i, retry] of retries.entries())
+      expect(retry.body).toMatchObject({ accepted: bodies[i]?.batch.length, duplicates: bodies[i]?.batch.length });
 
     const instants = events.map((event) => event.timestamp);
     const someTime = () => {
@@ -214,7 +260,12 @@ describe('overview over a window', () => {
       for (const appKey of [undefined, ...apps]) {
         const totals = await overview(token, { appKey, from, to });
         checked.push(`${appKey ?? 'all'} ${from} ${to}`);
-        expect({ appKey, from, to, totals }).toEqual({ appKey, from, to, totals: expected(events, appKey ? [appKey] : apps, from, to) });
+        expect({ appKey, from, to, totals }).toEqual({
+          appKey,
+          from,
+          to,
+          totals: expected(events, appKey ? [appKey] : apps, from, to),
+        });
       }
     }
     expect(checked).toHaveLength(480);
@@ -250,10 +301,20 @@ describe('overview over a window', () => {
     const first = Math.min(...instants);
     const last = Math.max(...instants);
     for (let i = 0; i < 60; i++) {
-      const a = random() < 0.5 ? (instants[Math.floor(random() * instants.length)] as number) : first + Math.floor(random() * (last - first));
-      const b = random() < 0.5 ? (instants[Math.floor(random() * instants.length)] as number) + 1 : first + Math.floor(random() * (last - first));
+      const a =
+        random() < 0.5
+          ? (instants[Math.floor(random() * instants.length)] as number)
+          : first + Math.floor(random() * (last - first));
+      const b =
+        random() < 0.5
+          ? (instants[Math.floor(random() * instants.length)] as number) + 1
+          : first + Math.floor(random() * (last - first));
       const [from, to] = a < b ? [a, b] : [b, a];
-      expect({ from, to, totals: await overview(fresh, { appKey, from, to }, timed) }).toEqual({ from, to, totals: expected(events, [appKey], from, to) });
+      expect({ from, to, totals: await overview(fresh, { appKey, from, to }, timed) }).toEqual({
+        from,
+        to,
+        totals: expected(events, [appKey], from, to),
+      });
     }
   });
 });
@@ -269,7 +330,9 @@ describe('issues over all apps, page by page', () => {
       await sendBatch(
         server,
         appKey,
-        Array.from({ length: 9 }, (_, k) => makeEvent({ fingerprint: `TypeError:i${(k * 7 + i) % 9}`, timestamp: t + (k % 4) * 1000 })),
+        Array.from({ length: 9 }, (_, k) =>
+          makeEvent({ fingerprint: `TypeError:i${(k * 7 + i) % 9}`, timestamp: t + (k % 4) * 1000 }),
+        ),
       );
     }
     const whole = await server.call('GET', '/api/issues?limit=100', { token });

@@ -32,9 +32,13 @@ describe('X-Request-Id', () => {
 
   it('keeps a sane incoming id and replaces one that is not', async () => {
     const sent = 'lb-7f3a.2026/11:23+x=';
-    expect((await server.call('GET', '/healthz', { headers: { 'x-request-id': sent } })).headers.get('x-request-id')).toBe(sent);
+    expect(
+      (await server.call('GET', '/healthz', { headers: { 'x-request-id': sent } })).headers.get('x-request-id'),
+    ).toBe(sent);
     for (const insane of ['', 'has space', 'x'.repeat(129), '"quoted"', 'ü']) {
-      expect((await server.call('GET', '/healthz', { headers: { 'x-request-id': insane } })).headers.get('x-request-id')).toMatch(UUID);
+      expect(
+        (await server.call('GET', '/healthz', { headers: { 'x-request-id': insane } })).headers.get('x-request-id'),
+      ).toMatch(UUID);
     }
   });
 });
@@ -57,11 +61,16 @@ describe('log lines', () => {
     const logger = pino({ level: 'info' }, sink);
     // The alert worker is given but not started: this test sends no alert.
     const alerts = new AlertWorker(database.db, { allowPrivateNetworks: false }, logger);
-    http.on('request', createApp({ database, alerts, rateLimits: { ...defaultRateLimits, ingestPerSecond: 0 }, logger }));
+    http.on(
+      'request',
+      createApp({ database, alerts, rateLimits: { ...defaultRateLimits, ingestPerSecond: 0 }, logger }),
+    );
     http.listen(0, '127.0.0.1');
     await once(http, 'listening');
     const { port } = http.address() as AddressInfo;
-    const reply = await fetch(`http://127.0.0.1:${port}/api/auth/me`, { headers: { authorization: `Bearer session_${'a'.repeat(32)}`, 'x-request-id': 'trace-1' } });
+    const reply = await fetch(`http://127.0.0.1:${port}/api/auth/me`, {
+      headers: { authorization: `Bearer session_${'a'.repeat(32)}`, 'x-request-id': 'trace-1' },
+    });
     expect(reply.status).toBe(503);
     expect(reply.headers.get('x-request-id')).toBe('trace-1');
     const about = lines.filter((line) => line.msg === 'database unavailable');

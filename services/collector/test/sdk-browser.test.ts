@@ -12,7 +12,9 @@ import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, readmeBlock, signUp, startTestServer } from './harness';
 
-const sdkPackage = JSON.parse(readFileSync(new URL('../../../packages/sdk-browser/package.json', import.meta.url), 'utf8')) as { version: string };
+const sdkPackage = JSON.parse(
+  readFileSync(new URL('../../../packages/sdk-browser/package.json', import.meta.url), 'utf8'),
+) as { version: string };
 
 /**
  * The README's snippet with this run's appKey and collector address in place of its placeholders, and nothing else
@@ -91,9 +93,15 @@ function startProxy(collectorUrl: string) {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const done = (async () => {
       const body = await readBody(req);
-      const delivery: Delivery = { mode: req.headers['sec-fetch-mode'] as string | undefined, contentType: req.headers['content-type'], eventIds: [] };
+      const delivery: Delivery = {
+        mode: req.headers['sec-fetch-mode'] as string | undefined,
+        contentType: req.headers['content-type'],
+        eventIds: [],
+      };
       if (req.method === 'POST') {
-        delivery.eventIds = (JSON.parse(body) as { events: Array<{ eventId: string }> }).events.map((event) => event.eventId);
+        delivery.eventIds = (JSON.parse(body) as { events: Array<{ eventId: string }> }).events.map(
+          (event) => event.eventId,
+        );
         deliveries.push(delivery);
         if (hold && delivery.mode === 'cors') await new Promise<void>((resolve) => held.push(resolve));
       }
@@ -105,7 +113,11 @@ function startProxy(collectorUrl: string) {
       const text = await answer.text();
       delivery.status = answer.status;
       if (answer.ok && req.method === 'POST') delivery.answer = JSON.parse(text);
-      const headers = Object.fromEntries([...answer.headers].filter(([name]) => !['content-encoding', 'content-length', 'transfer-encoding', 'connection'].includes(name)));
+      const headers = Object.fromEntries(
+        [...answer.headers].filter(
+          ([name]) => !['content-encoding', 'content-length', 'transfer-encoding', 'connection'].includes(name),
+        ),
+      );
       // The page may be gone by now (a held request answered after close): nothing to write to then.
       if (!res.destroyed) res.writeHead(answer.status, headers).end(text);
     })().catch(() => {
@@ -148,7 +160,14 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }, 120_000);
 
@@ -212,7 +231,9 @@ ${snippetFor(app.appKey, endpoint)}<script>window.STOCK_URL = ${JSON.stringify(s
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
     await page.goto(`${origin}/`);
-    expect(await page.evaluate(() => typeof (globalThis as unknown as { Collector?: { init?: unknown } }).Collector?.init)).toBe('function');
+    expect(
+      await page.evaluate(() => typeof (globalThis as unknown as { Collector?: { init?: unknown } }).Collector?.init),
+    ).toBe('function');
 
     await page.click('#load');
     await page.waitForFunction(() => {
@@ -231,7 +252,11 @@ ${snippetFor(app.appKey, endpoint)}<script>window.STOCK_URL = ${JSON.stringify(s
     await context.close();
 
     // The page saw its own errors as usual: the SDK swallowed nothing.
-    expect(pageErrors).toEqual(['payment declined', "Cannot read properties of undefined (reading 'items')", "Cannot read properties of undefined (reading 'items')"]);
+    expect(pageErrors).toEqual([
+      'payment declined',
+      "Cannot read properties of undefined (reading 'items')",
+      "Cannot read properties of undefined (reading 'items')",
+    ]);
 
     // Deliveries: every event went exactly once, a fetch first, then a beacon as text/plain, all accepted.
     const delivered = proxy.deliveries.flatMap((delivery) => delivery.eventIds);
@@ -250,18 +275,30 @@ ${snippetFor(app.appKey, endpoint)}<script>window.STOCK_URL = ${JSON.stringify(s
 
     const list = await server.call('GET', `/api/issues?appKey=${app.appKey}&limit=100`, { token });
     expect(list.status).toBe(200);
-    type Issue = { id: string; errorType: string; message: string; eventCount: number; userCount: number; fingerprint: string };
+    type Issue = {
+      id: string;
+      errorType: string;
+      message: string;
+      eventCount: number;
+      userCount: number;
+      fingerprint: string;
+    };
     const issues = list.body.issues as Issue[];
-    const summary = issues.map((issue) => [issue.errorType, issue.message, issue.eventCount]).sort((a, b) => String(a[1]).localeCompare(String(b[1])));
-    expect(summary).toEqual([
-      ['TypeError', "Cannot read properties of undefined (reading 'items')", 2],
-      ['request', `GET ${origin}/api/cart failed with 500`, 2],
-      ['request', `GET ${stockUrl} failed`, 1],
-      ['Error', 'payment declined', 1],
-    ].sort((a, b) => String(a[1]).localeCompare(String(b[1]))));
+    const summary = issues
+      .map((issue) => [issue.errorType, issue.message, issue.eventCount])
+      .sort((a, b) => String(a[1]).localeCompare(String(b[1])));
+    expect(summary).toEqual(
+      [
+        ['TypeError', "Cannot read properties of undefined (reading 'items')", 2],
+        ['request', `GET ${origin}/api/cart failed with 500`, 2],
+        ['request', `GET ${stockUrl} failed`, 1],
+        ['Error', 'payment declined', 1],
+      ].sort((a, b) => String(a[1]).localeCompare(String(b[1]))),
+    );
 
     // Stored events are asserted field by field; `any` keeps that readable.
-    const eventsOf = async (issue: Issue): Promise<any[]> => (await server.call('GET', `/api/issues/${encodeURIComponent(issue.id)}`, { token })).body.events;
+    const eventsOf = async (issue: Issue): Promise<any[]> =>
+      (await server.call('GET', `/api/issues/${encodeURIComponent(issue.id)}`, { token })).body.events;
     const byMessage = (text: string) => issues.find((issue) => issue.message.includes(text)) as Issue;
     const all = (await Promise.all(issues.map(eventsOf))).flat();
     expect(all.map((event) => event.eventId).sort()).toEqual([...delivered].sort());
@@ -271,10 +308,23 @@ ${snippetFor(app.appKey, endpoint)}<script>window.STOCK_URL = ${JSON.stringify(s
     expect(first.sessionId).toMatch(/^session_[0-9a-f]{32}$/);
     expect(first.anonymousId).toMatch(/^anon_[0-9a-f]{32}$/);
     for (const event of all) {
-      expect(event).toMatchObject({ platform: 'web', sdkVersion: sdkPackage.version, release: '1.0.0', sessionId: first.sessionId, anonymousId: first.anonymousId });
+      expect(event).toMatchObject({
+        platform: 'web',
+        sdkVersion: sdkPackage.version,
+        release: '1.0.0',
+        sessionId: first.sessionId,
+        anonymousId: first.anonymousId,
+      });
       expect(event.userAgent).toContain('Chrome');
       expect(event.url.startsWith(`${origin}/`)).toBe(true);
-      expect(event.fingerprint).toBe(computeFingerprint({ errorType: event.errorType ?? event.type, message: event.message, stack: event.stack, request: event.request }));
+      expect(event.fingerprint).toBe(
+        computeFingerprint({
+          errorType: event.errorType ?? event.type,
+          message: event.message,
+          stack: event.stack,
+          request: event.request,
+        }),
+      );
     }
 
     // The uncaught TypeError, twice: real stack frames and the breadcrumbs that led to it.
@@ -286,7 +336,14 @@ ${snippetFor(app.appKey, endpoint)}<script>window.STOCK_URL = ${JSON.stringify(s
       expect(event.stack).toContain('onCheckout');
     }
     const firstTypeError = typeErrors.reduce((a, b) => (a.timestamp <= b.timestamp ? a : b));
-    const crumbs = (firstTypeError.breadcrumbs as Array<{ category: string; message: string; level: string; data?: Record<string, unknown> }>).map((crumb) => [crumb.category, crumb.level, crumb.message]);
+    const crumbs = (
+      firstTypeError.breadcrumbs as Array<{
+        category: string;
+        message: string;
+        level: string;
+        data?: Record<string, unknown>;
+      }>
+    ).map((crumb) => [crumb.category, crumb.level, crumb.message]);
     expect(crumbs[0]).toEqual(['ui.click', 'info', 'div.cart > button#load']);
     // The three requests run at once: their breadcrumbs come in the order the answers did.
     expect(crumbs.slice(1, 4).sort()).toEqual(
@@ -371,7 +428,11 @@ window.run = function run() {
     expect(ids.sentId).toMatch(/^evt_[0-9a-f]{32}$/);
     expect(ids.droppedId).toBeNull();
     // The interval is a minute away: only flush() can have delivered these.
-    expect(await page.evaluate(() => (globalThis as unknown as { Collector: { flush(ms: number): Promise<boolean> } }).Collector.flush(5000))).toBe(true);
+    expect(
+      await page.evaluate(() =>
+        (globalThis as unknown as { Collector: { flush(ms: number): Promise<boolean> } }).Collector.flush(5000),
+      ),
+    ).toBe(true);
     await page.close();
     expect(pageErrors).toEqual(['card 1234-5678 declined']);
 
@@ -420,7 +481,11 @@ document.getElementById('boom').addEventListener('click', function () {
     expect(sends.length).toBeLessThanOrEqual(5);
     // The page's own fetch still works, flush() reports failure without throwing, close() ends it all.
     const after = await page.evaluate(async () => {
-      const collector = (globalThis as unknown as { Collector: { flush(ms: number): Promise<boolean>; close(ms: number): Promise<boolean> } }).Collector;
+      const collector = (
+        globalThis as unknown as {
+          Collector: { flush(ms: number): Promise<boolean>; close(ms: number): Promise<boolean> };
+        }
+      ).Collector;
       const status = (await fetch('/api/ok')).status;
       const flushed = await collector.flush(200);
       const closed = await collector.close(200);

@@ -35,19 +35,35 @@ async function listen(server: Server): Promise<string> {
  * Chromium, clicks each scenario's button and waits for the SDK to flush. `/api/stock` answers 500, which
  * httpClientIntegration reports.
  */
-export async function runBrowserClient(dsn: string, scenarios: readonly BrowserScenario[] = browserScenarios): Promise<{ pageErrors: string[] }> {
-  const bundle = await build({ entryPoints: [here('browser-client.mjs')], bundle: true, format: 'iife', target: 'es2020', write: false, sourcemap: false });
+export async function runBrowserClient(
+  dsn: string,
+  scenarios: readonly BrowserScenario[] = browserScenarios,
+): Promise<{ pageErrors: string[] }> {
+  const bundle = await build({
+    entryPoints: [here('browser-client.mjs')],
+    bundle: true,
+    format: 'iife',
+    target: 'es2020',
+    write: false,
+    sourcemap: false,
+  });
   const script = bundle.outputFiles[0]?.text ?? '';
   const buttons = browserScenarios.map((id) => `<button id="${id}">${id}</button>`).join('');
   const page = `<!doctype html><html><head><title>shop</title></head><body>${buttons}<script>window.SENTRY_DSN = ${JSON.stringify(dsn)};</script><script src="/assets/app.js"></script></body></html>`;
   const site = createServer((req, res) => {
     if (req.url === '/assets/app.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-    if (req.url?.startsWith('/api/stock')) return res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"stock service down"}');
-    if (req.url === '/' || req.url?.startsWith('/checkout')) return res.writeHead(200, { 'content-type': 'text/html' }).end(page);
+    if (req.url?.startsWith('/api/stock'))
+      return res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"stock service down"}');
+    if (req.url === '/' || req.url?.startsWith('/checkout'))
+      return res.writeHead(200, { 'content-type': 'text/html' }).end(page);
     res.writeHead(404).end();
   });
   const origin = await listen(site);
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox'],
+  });
   try {
     const tab = await browser.newPage();
     const pageErrors: string[] = [];

@@ -6,16 +6,29 @@ import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib'
 import { AppError, sentryLimits } from '@collector/domain';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EnvelopeParser, nestsDeeperThan, readEnvelope, readStoreBody, type SentryEnvelope } from '../src/sentry/envelope';
+import {
+  EnvelopeParser,
+  nestsDeeperThan,
+  readEnvelope,
+  readStoreBody,
+  type SentryEnvelope,
+} from '../src/sentry/envelope';
 
 const fixtures = new URL('./fixtures/sentry/', import.meta.url);
 
 /** A request as the reader sees one: a byte stream with headers, delivered in chunks of `chunkBytes`. */
-function request(body: Uint8Array | string, headers: Record<string, string> = {}, chunkBytes = 64 * 1024): IncomingMessage {
+function request(
+  body: Uint8Array | string,
+  headers: Record<string, string> = {},
+  chunkBytes = 64 * 1024,
+): IncomingMessage {
   const bytes = Buffer.from(body);
   const chunks: Buffer[] = [];
   for (let i = 0; i < bytes.length; i += chunkBytes) chunks.push(bytes.subarray(i, i + chunkBytes));
-  return Object.assign(Readable.from(chunks, { objectMode: false }), { headers, complete: true }) as unknown as IncomingMessage;
+  return Object.assign(Readable.from(chunks, { objectMode: false }), {
+    headers,
+    complete: true,
+  }) as unknown as IncomingMessage;
 }
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
@@ -32,7 +45,8 @@ const refused = async (promise: Promise<unknown>) => (await failure(promise)).co
 
 const line = (value: unknown) => `${JSON.stringify(value)}\n`;
 const eventItem = (event: Record<string, unknown>) => line({ type: 'event' }) + line(event);
-const envelope = (...items: string[]) => line({ event_id: 'aaaabbbbccccddddeeeeffff00001111', sent_at: '2026-11-23T00:00:00Z' }) + items.join('');
+const envelope = (...items: string[]) =>
+  line({ event_id: 'aaaabbbbccccddddeeeeffff00001111', sent_at: '2026-11-23T00:00:00Z' }) + items.join('');
 
 describe('envelopes the real SDKs sent', () => {
   const files = readdirSync(fixtures).filter((file) => /\.envelope(\.gz)?$/.test(file));
@@ -48,7 +62,9 @@ describe('envelopes the real SDKs sent', () => {
   });
 
   it('python sentry-sdk: a gzipped JSON event to /store/', async () => {
-    const result = await readStoreBody(request(readFileSync(new URL('python-01.store.gz', fixtures)), { 'content-encoding': 'gzip' }));
+    const result = await readStoreBody(
+      request(readFileSync(new URL('python-01.store.gz', fixtures)), { 'content-encoding': 'gzip' }),
+    );
     expect(result.events[0]?.event.platform).toBe('python');
   });
 });
@@ -71,7 +87,13 @@ describe('items', () => {
 
   it('skips types it does not know and goes on; 10,000 items are read at once', async () => {
     const skipped = line({ type: 'transaction' }) + line({ spans: [] });
-    const body = envelope(skipped.repeat(5_000), line({ type: 'a_type_not_yet_invented', length: 3 }), 'abc\n', skipped.repeat(4_998), eventItem({ message: 'kept' }));
+    const body = envelope(
+      skipped.repeat(5_000),
+      line({ type: 'a_type_not_yet_invented', length: 3 }),
+      'abc\n',
+      skipped.repeat(4_998),
+      eventItem({ message: 'kept' }),
+    );
     const started = performance.now();
     const result = await readEnvelope(request(body));
     expect(performance.now() - started).toBeLessThan(2_000);
@@ -85,16 +107,18 @@ describe('items', () => {
     expect((await readEnvelope(request(envelope('\n\r\n', eventItem({ message: 'x' }))))).events).toHaveLength(1);
   });
 
-  it('the event id: the event\'s, else the envelope header\'s, else a new one', async () => {
+  it("the event id: the event's, else the envelope header's, else a new one", async () => {
     expect((await readEnvelope(request(envelope(eventItem({ event_id: 'own' }))))).events[0]?.eventId).toBe('own');
-    expect((await readEnvelope(request(envelope(eventItem({ message: 'x' }))))).events[0]?.eventId).toBe('aaaabbbbccccddddeeeeffff00001111');
+    expect((await readEnvelope(request(envelope(eventItem({ message: 'x' }))))).events[0]?.eventId).toBe(
+      'aaaabbbbccccddddeeeeffff00001111',
+    );
     const generated = (await readEnvelope(request(line({}) + eventItem({ message: 'x' })))).events[0]?.eventId;
     expect(generated).toMatch(/^[0-9a-f]{32}$/);
     expect((await readStoreBody(request('{"message":"x"}'))).events[0]?.eventId).toMatch(/^[0-9a-f]{32}$/);
   });
 });
 
-describe('hostile envelopes get the contract\'s 4xx', () => {
+describe("hostile envelopes get the contract's 4xx", () => {
   it('an empty body, an unparseable header, an event that is not JSON or not UTF-8: 400 INVALID_JSON', async () => {
     const cases: Array<string | Buffer> = [
       '',
@@ -103,7 +127,10 @@ describe('hostile envelopes get the contract\'s 4xx', () => {
       envelope('{"type":"event"\n'),
       envelope(line({ type: 'event' }), '{"message": \n'),
       envelope(line({ type: 'event' }), '"a string"\n'),
-      Buffer.concat([Buffer.from(envelope(line({ type: 'event' }))), Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x3a, 0x31, 0x7d, 0x0a])]),
+      Buffer.concat([
+        Buffer.from(envelope(line({ type: 'event' }))),
+        Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x3a, 0x31, 0x7d, 0x0a]),
+      ]),
       Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{}\n')]),
     ];
     for (const body of cases) expect(await refused(readEnvelope(request(body)))).toBe('INVALID_JSON');
@@ -125,12 +152,17 @@ describe('hostile envelopes get the contract\'s 4xx', () => {
   it('over 1 MiB on the wire, an event item over 1 MiB, a header line over its bound: 413', async () => {
     const big = 'x'.repeat(sentryLimits.eventBytes);
     expect(await refused(readEnvelope(request(envelope(eventItem({ message: big })))))).toBe('PAYLOAD_TOO_LARGE');
-    expect(await refused(readEnvelope(request(envelope(line({ type: 'event', length: sentryLimits.eventBytes + 1 })))))).toBe('PAYLOAD_TOO_LARGE');
-    expect(await refused(readEnvelope(request(`{"a":"${'x'.repeat(sentryLimits.headerBytes)}"}\n`)))).toBe('PAYLOAD_TOO_LARGE');
+    expect(
+      await refused(readEnvelope(request(envelope(line({ type: 'event', length: sentryLimits.eventBytes + 1 }))))),
+    ).toBe('PAYLOAD_TOO_LARGE');
+    expect(await refused(readEnvelope(request(`{"a":"${'x'.repeat(sentryLimits.headerBytes)}"}\n`)))).toBe(
+      'PAYLOAD_TOO_LARGE',
+    );
     const declared = request('{}', { 'content-length': String(sentryLimits.wireBytes + 1) });
     expect(await refused(readEnvelope(declared))).toBe('PAYLOAD_TOO_LARGE');
     // A big attachment is skipped, not kept; over the wire limit it is refused all the same.
-    const attachment = line({ type: 'attachment', length: sentryLimits.wireBytes }) + 'a'.repeat(sentryLimits.wireBytes);
+    const attachment =
+      line({ type: 'attachment', length: sentryLimits.wireBytes }) + 'a'.repeat(sentryLimits.wireBytes);
     expect(await refused(readEnvelope(request(envelope(attachment))))).toBe('PAYLOAD_TOO_LARGE');
   });
 
@@ -156,8 +188,12 @@ describe('hostile envelopes get the contract\'s 4xx', () => {
 
   it('a corrupt or truncated compressed body: 400; an unknown encoding: 415', async () => {
     const gz = gzipSync(Buffer.from(envelope(eventItem({ message: 'x' }))));
-    expect(await refused(readEnvelope(request(gz.subarray(0, gz.length - 10), { 'content-encoding': 'gzip' })))).toBe('INVALID_JSON');
-    expect(await refused(readEnvelope(request('not gzip at all', { 'content-encoding': 'gzip' })))).toBe('INVALID_JSON');
+    expect(await refused(readEnvelope(request(gz.subarray(0, gz.length - 10), { 'content-encoding': 'gzip' })))).toBe(
+      'INVALID_JSON',
+    );
+    expect(await refused(readEnvelope(request('not gzip at all', { 'content-encoding': 'gzip' })))).toBe(
+      'INVALID_JSON',
+    );
     expect(await refused(readEnvelope(request(gz, { 'content-encoding': 'zstd' })))).toBe('UNSUPPORTED_MEDIA_TYPE');
     const ok = await readEnvelope(request(gz, { 'content-encoding': 'gzip' }));
     expect(ok.events).toHaveLength(1);
@@ -165,11 +201,17 @@ describe('hostile envelopes get the contract\'s 4xx', () => {
 
   it('an event nested past the limit, or two events in one envelope: 400 VALIDATION_FAILED', async () => {
     const deep = `${'['.repeat(sentryLimits.eventNestingDepth)}${']'.repeat(sentryLimits.eventNestingDepth)}`;
-    expect((await readEnvelope(request(envelope(line({ type: 'event' }), `{"extra":${deep.slice(1, -1)}}\n`)))).events).toHaveLength(1);
-    expect(await refused(readEnvelope(request(envelope(line({ type: 'event' }), `{"extra":${deep}}\n`))))).toBe('VALIDATION_FAILED');
+    expect(
+      (await readEnvelope(request(envelope(line({ type: 'event' }), `{"extra":${deep.slice(1, -1)}}\n`)))).events,
+    ).toHaveLength(1);
+    expect(await refused(readEnvelope(request(envelope(line({ type: 'event' }), `{"extra":${deep}}\n`))))).toBe(
+      'VALIDATION_FAILED',
+    );
     const millionDeep = `{"a":${'['.repeat(500_000)}${']'.repeat(500_000)}}`;
     expect(await refused(readStoreBody(request(millionDeep)))).toBe('VALIDATION_FAILED');
-    expect(await refused(readEnvelope(request(envelope(eventItem({ message: 'a' }), eventItem({ message: 'b' })))))).toBe('VALIDATION_FAILED');
+    expect(
+      await refused(readEnvelope(request(envelope(eventItem({ message: 'a' }), eventItem({ message: 'b' }))))),
+    ).toBe('VALIDATION_FAILED');
   });
 
   it('the nesting scan skips brackets inside strings, escaped quotes included', () => {
@@ -194,14 +236,23 @@ describe('fuzzed', () => {
     }
   }
   const normalise = (outcome: SentryEnvelope | AppError) =>
-    outcome instanceof AppError ? { code: outcome.code } : { ...outcome, events: outcome.events.map(({ event }) => event) };
+    outcome instanceof AppError
+      ? { code: outcome.code }
+      : { ...outcome, events: outcome.events.map(({ event }) => event) };
 
   const itemArbitrary = fc.oneof(
-    fc.record({ type: fc.constantFrom('event', 'session', 'attachment', 'client_report', 'x'), payload: fc.jsonValue({ maxDepth: 3 }), sized: fc.boolean(), lie: fc.integer({ min: -3, max: 3 }) }).map(({ type, payload, sized, lie }) => {
-      const text = JSON.stringify(payload) ?? 'null';
-      const length = Buffer.byteLength(text) + (sized ? lie : 0);
-      return Buffer.from(`${JSON.stringify(sized ? { type, length } : { type })}\n${text}\n`);
-    }),
+    fc
+      .record({
+        type: fc.constantFrom('event', 'session', 'attachment', 'client_report', 'x'),
+        payload: fc.jsonValue({ maxDepth: 3 }),
+        sized: fc.boolean(),
+        lie: fc.integer({ min: -3, max: 3 }),
+      })
+      .map(({ type, payload, sized, lie }) => {
+        const text = JSON.stringify(payload) ?? 'null';
+        const length = Buffer.byteLength(text) + (sized ? lie : 0);
+        return Buffer.from(`${JSON.stringify(sized ? { type, length } : { type })}\n${text}\n`);
+      }),
     fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
   );
 
@@ -212,7 +263,8 @@ describe('fuzzed', () => {
         const whole = parseWhole(body, []);
         const chunked = parseWhole(body, splits);
         expect(normalise(chunked)).toEqual(normalise(whole));
-        if (whole instanceof AppError) expect(['INVALID_JSON', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE']).toContain(whole.code);
+        if (whole instanceof AppError)
+          expect(['INVALID_JSON', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE']).toContain(whole.code);
       }),
       { numRuns: 2_000 },
     );

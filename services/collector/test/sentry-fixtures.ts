@@ -19,7 +19,9 @@ export const fixtures: Fixture[] = manifest.requests.map((request) => ({
   sdk: request.sdk,
   kind: request.path.includes('/store') ? 'store' : 'envelope',
   // What a client sends that matters here; the key and the project are this run's, given by the caller.
-  headers: Object.fromEntries(Object.entries(request.headers).filter(([name]) => name === 'content-type' || name === 'content-encoding')),
+  headers: Object.fromEntries(
+    Object.entries(request.headers).filter(([name]) => name === 'content-type' || name === 'content-encoding'),
+  ),
   body: readFileSync(new URL(request.file, folder)),
 }));
 

@@ -30,7 +30,9 @@ async function issuesOf(token: string, appKey: string): Promise<Map<string, Issu
 
 async function eventsOf(token: string, issue: Issue | undefined) {
   if (!issue) throw new Error('no such issue');
-  return (await server.call('GET', `/api/issues/${encodeURIComponent(issue.id)}`, { token })).body.events as Array<Record<string, any>>;
+  return (await server.call('GET', `/api/issues/${encodeURIComponent(issue.id)}`, { token })).body.events as Array<
+    Record<string, any>
+  >;
 }
 
 describe('real Sentry SDKs through HTTP', () => {
@@ -38,10 +40,22 @@ describe('real Sentry SDKs through HTTP', () => {
     const { token, app, dsn } = await appFor('node');
     await runNodeClient(dsn);
     const issues = await issuesOf(token, app.appKey);
-    expect([...issues.keys()].sort()).toEqual(['card declined for amount 1999', 'cart too large to save', 'inventory sync finished late', 'refund exceeds charge']);
+    expect([...issues.keys()].sort()).toEqual([
+      'card declined for amount 1999',
+      'cart too large to save',
+      'inventory sync finished late',
+      'refund exceeds charge',
+    ]);
     for (const issue of issues.values()) expect(issue).toMatchObject({ eventCount: 1, userCount: 1 });
     const [charged] = await eventsOf(token, issues.get('card declined for amount 1999'));
-    expect(charged).toMatchObject({ errorType: 'TypeError', platform: 'node', release: 'shop-api@2.1.0', environment: 'staging', anonymousId: 'anon_node-user-7', level: 'error' });
+    expect(charged).toMatchObject({
+      errorType: 'TypeError',
+      platform: 'node',
+      release: 'shop-api@2.1.0',
+      environment: 'staging',
+      anonymousId: 'anon_node-user-7',
+      level: 'error',
+    });
     expect(charged?.frames[0]).toMatchObject({ function: 'chargeCard', inApp: true });
     expect(issues.get('inventory sync finished late')?.errorType).toBe('Message');
 
@@ -56,7 +70,11 @@ describe('real Sentry SDKs through HTTP', () => {
     const { token, app, dsn } = await appFor('other');
     await runPythonClient(dsn);
     const issues = await issuesOf(token, app.appKey);
-    expect(issues.get("invalid literal for int() with base 10: '12a'")).toMatchObject({ errorType: 'ValueError', eventCount: 1, userCount: 1 });
+    expect(issues.get("invalid literal for int() with base 10: '12a'")).toMatchObject({
+      errorType: 'ValueError',
+      eventCount: 1,
+      userCount: 1,
+    });
     expect(issues.get('nightly export skipped')).toMatchObject({ errorType: 'Message', eventCount: 1 });
     const [invoice] = await eventsOf(token, issues.get("invalid literal for int() with base 10: '12a'"));
     expect(invoice).toMatchObject({ platform: 'python', release: 'billing@3.0.1', anonymousId: 'anon_py-user-3' });
@@ -68,14 +86,29 @@ describe('real Sentry SDKs through HTTP', () => {
     const { pageErrors } = await runBrowserClient(dsn);
     expect(pageErrors).toHaveLength(2); // the uncaught error and the rejection, as the page saw them
     const issues = await issuesOf(token, app.appKey);
-    expect(issues.get("Cannot read properties of undefined (reading 'items')")).toMatchObject({ errorType: 'TypeError', eventCount: 1, userCount: 1 });
+    expect(issues.get("Cannot read properties of undefined (reading 'items')")).toMatchObject({
+      errorType: 'TypeError',
+      eventCount: 1,
+      userCount: 1,
+    });
     expect(issues.get('payment declined')).toMatchObject({ errorType: 'Error', eventCount: 1 });
     expect(issues.get('checkout opened without items')).toMatchObject({ errorType: 'Message', eventCount: 1 });
     const [uncaught] = await eventsOf(token, issues.get("Cannot read properties of undefined (reading 'items')"));
-    expect(uncaught).toMatchObject({ type: 'error', platform: 'javascript', anonymousId: 'anon_browser-user-1', url: expect.stringMatching(/\/checkout\?step=2$/), userAgent: expect.stringMatching(/Chrome/) });
-    expect(uncaught?.stack).toMatch(/^TypeError: Cannot read properties of undefined \(reading 'items'\)\n {4}at renderCart \(/);
+    expect(uncaught).toMatchObject({
+      type: 'error',
+      platform: 'javascript',
+      anonymousId: 'anon_browser-user-1',
+      url: expect.stringMatching(/\/checkout\?step=2$/),
+      userAgent: expect.stringMatching(/Chrome/),
+    });
+    expect(uncaught?.stack).toMatch(
+      /^TypeError: Cannot read properties of undefined \(reading 'items'\)\n {4}at renderCart \(/,
+    );
     const failed = [...issues.values()].find((issue) => issue.message.startsWith('HTTP Client Error'));
     const [request] = await eventsOf(token, failed);
-    expect(request).toMatchObject({ type: 'request', request: { method: 'GET', status: 500, url: expect.stringMatching(/\/api\/stock\?item=42$/) } });
+    expect(request).toMatchObject({
+      type: 'request',
+      request: { method: 'GET', status: 500, url: expect.stringMatching(/\/api\/stock\?item=42$/) },
+    });
   });
 });

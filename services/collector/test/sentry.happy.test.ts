@@ -20,7 +20,15 @@ const event = (overrides: Record<string, unknown> = {}) => ({
   event_id: crypto.randomUUID().replaceAll('-', ''),
   timestamp: Date.now() / 1000,
   platform: 'node',
-  exception: { values: [{ type: 'TypeError', value: 'x is not a function', stacktrace: { frames: [{ function: 'main', filename: '/app/main.js', lineno: 3, colno: 5, in_app: true }] } }] },
+  exception: {
+    values: [
+      {
+        type: 'TypeError',
+        value: 'x is not a function',
+        stacktrace: { frames: [{ function: 'main', filename: '/app/main.js', lineno: 3, colno: 5, in_app: true }] },
+      },
+    ],
+  },
   ...overrides,
 });
 
@@ -29,30 +37,51 @@ describe('Sentry endpoints, happy paths', () => {
     const { token, app, projectId, publicKey } = await newApp();
     const ids: string[] = [];
     for (const fixture of fixtures) {
-      const reply = await server.call('POST', `/api/${projectId}/${fixture.kind}/?sentry_key=${publicKey}&sentry_version=7`, { rawBody: fixture.body, headers: fixture.headers });
+      const reply = await server.call(
+        'POST',
+        `/api/${projectId}/${fixture.kind}/?sentry_key=${publicKey}&sentry_version=7`,
+        { rawBody: fixture.body, headers: fixture.headers },
+      );
       expect(reply.status, fixture.file).toBe(200);
       if (reply.body.id) ids.push(reply.body.id);
       else expect(reply.body).toEqual({});
     }
     expect(ids.length).toBe(10);
-    const issues = (await server.call('GET', `/api/issues?appKey=${app.appKey}`, { token })).body.issues as Array<{ errorType: string; message: string; eventCount: number; userCount: number }>;
+    const issues = (await server.call('GET', `/api/issues?appKey=${app.appKey}`, { token })).body.issues as Array<{
+      errorType: string;
+      message: string;
+      eventCount: number;
+      userCount: number;
+    }>;
     expect(issues.reduce((sum, issue) => sum + issue.eventCount, 0)).toBe(10);
     const byMessage = new Map(issues.map((issue) => [issue.message, issue]));
-    expect(byMessage.get('card declined for amount 1999')).toMatchObject({ errorType: 'TypeError', eventCount: 1, userCount: 1 });
+    expect(byMessage.get('card declined for amount 1999')).toMatchObject({
+      errorType: 'TypeError',
+      eventCount: 1,
+      userCount: 1,
+    });
     expect(byMessage.get("invalid literal for int() with base 10: '12a'")).toMatchObject({ errorType: 'ValueError' });
     expect(byMessage.get('HTTP Client Error with status code: 500')).toMatchObject({ errorType: 'Error' });
     expect(byMessage.get('nightly export skipped')).toMatchObject({ errorType: 'Message' });
 
     // The same requests again (an SDK retrying): stored once.
-    for (const fixture of fixtures) await server.call('POST', `/api/${projectId}/${fixture.kind}?sentry_key=${publicKey}`, { rawBody: fixture.body, headers: fixture.headers });
-    const again = (await server.call('GET', `/api/issues?appKey=${app.appKey}`, { token })).body.issues as Array<{ eventCount: number }>;
+    for (const fixture of fixtures)
+      await server.call('POST', `/api/${projectId}/${fixture.kind}?sentry_key=${publicKey}`, {
+        rawBody: fixture.body,
+        headers: fixture.headers,
+      });
+    const again = (await server.call('GET', `/api/issues?appKey=${app.appKey}`, { token })).body.issues as Array<{
+      eventCount: number;
+    }>;
     expect(again.reduce((sum, issue) => sum + issue.eventCount, 0)).toBe(10);
   });
 
   it('keeps the event as the collector stores it: frames, level, user, release, request', async () => {
     const { token, app, projectId, publicKey } = await newApp();
     const sent = event({ level: 'fatal', release: 'api@1.0.0', environment: 'prod', user: { email: 'a@example.com' } });
-    const reply = await server.call('POST', `/api/${projectId}/envelope/?sentry_key=${publicKey}`, { rawBody: eventEnvelope(sent) });
+    const reply = await server.call('POST', `/api/${projectId}/envelope/?sentry_key=${publicKey}`, {
+      rawBody: eventEnvelope(sent),
+    });
     expect(reply.body).toEqual({ id: sent.event_id });
     const [issue] = (await server.call('GET', `/api/issues?appKey=${app.appKey}`, { token })).body.issues;
     const detail = await server.call('GET', `/api/issues/${encodeURIComponent(issue.id)}`, { token });
@@ -71,7 +100,9 @@ describe('Sentry endpoints, happy paths', () => {
 
   it('takes the key from the query, X-Sentry-Auth or the envelope header dsn, with or without the trailing slash', async () => {
     const { app, token, projectId, publicKey } = await newApp();
-    const auth = { 'x-sentry-auth': `Sentry sentry_version=7, sentry_client=raven-python/6.0, sentry_key=${publicKey}` };
+    const auth = {
+      'x-sentry-auth': `Sentry sentry_version=7, sentry_client=raven-python/6.0, sentry_key=${publicKey}`,
+    };
     const cases = [
       { path: `/api/${projectId}/envelope/?sentry_key=${publicKey}`, headers: {}, header: {} },
       { path: `/api/${projectId}/envelope`, headers: auth, header: {} },
@@ -92,13 +123,29 @@ describe('Sentry endpoints, happy paths', () => {
   it('takes any content type or none, and gzip, deflate and br', async () => {
     const { projectId, publicKey } = await newApp();
     const path = `/api/${projectId}/envelope/?sentry_key=${publicKey}`;
-    for (const type of ['text/plain;charset=UTF-8', 'application/x-sentry-envelope', 'application/json', 'application/octet-stream']) {
-      expect((await server.call('POST', path, { rawBody: eventEnvelope(event()), headers: { 'content-type': type } })).status, type).toBe(200);
+    for (const type of [
+      'text/plain;charset=UTF-8',
+      'application/x-sentry-envelope',
+      'application/json',
+      'application/octet-stream',
+    ]) {
+      expect(
+        (await server.call('POST', path, { rawBody: eventEnvelope(event()), headers: { 'content-type': type } }))
+          .status,
+        type,
+      ).toBe(200);
     }
     const zlib = await import('node:zlib');
-    const encoders: Array<[string, (b: Buffer) => Buffer]> = [['gzip', gzipSync], ['deflate', zlib.deflateSync], ['br', zlib.brotliCompressSync]];
+    const encoders: Array<[string, (b: Buffer) => Buffer]> = [
+      ['gzip', gzipSync],
+      ['deflate', zlib.deflateSync],
+      ['br', zlib.brotliCompressSync],
+    ];
     for (const [encoding, encode] of encoders) {
-      const reply = await server.call('POST', path, { rawBody: encode(Buffer.from(eventEnvelope(event()))), headers: { 'content-encoding': encoding } });
+      const reply = await server.call('POST', path, {
+        rawBody: encode(Buffer.from(eventEnvelope(event()))),
+        headers: { 'content-encoding': encoding },
+      });
       expect(reply.status, encoding).toBe(200);
     }
   });
@@ -114,12 +161,21 @@ describe('Sentry endpoints, happy paths', () => {
   it('answers a browser preflight from any origin, allowing the headers SDKs send and exposing the rate-limit headers', async () => {
     const { projectId } = await newApp();
     const preflight = await server.call('OPTIONS', `/api/${projectId}/envelope/`, {
-      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-sentry-auth,sentry-trace,baggage' },
+      headers: {
+        origin: 'https://shop.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,x-sentry-auth,sentry-trace,baggage',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
-    expect(preflight.headers.get('access-control-allow-headers')).toBe('x-sentry-auth,content-type,content-encoding,authorization,sentry-trace,baggage');
-    const post = await server.call('POST', `/api/${projectId}/store/`, { body: event(), headers: { origin: 'https://shop.example' } });
+    expect(preflight.headers.get('access-control-allow-headers')).toBe(
+      'x-sentry-auth,content-type,content-encoding,authorization,sentry-trace,baggage',
+    );
+    const post = await server.call('POST', `/api/${projectId}/store/`, {
+      body: event(),
+      headers: { origin: 'https://shop.example' },
+    });
     expect(post.headers.get('access-control-allow-origin')).toBe('*');
     expect(post.headers.get('access-control-expose-headers')).toBe('Retry-After,X-Sentry-Rate-Limits');
   });

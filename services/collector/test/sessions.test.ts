@@ -15,7 +15,8 @@ const server = await startTestServer({ clock: () => now });
 const db = server.database.db;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const sessionRow = (token: string) => db.selectFrom('sessions').selectAll().where('id', '=', sha256(token)).executeTakeFirst();
+const sessionRow = (token: string) =>
+  db.selectFrom('sessions').selectAll().where('id', '=', sha256(token)).executeTakeFirst();
 const me = (token: string) => server.call('GET', '/api/auth/me', { token });
 const login = async (email: string) => {
   const reply = await server.call('POST', '/api/auth/login', { body: { email, password: PASSWORD } });
@@ -32,11 +33,20 @@ describe('what is stored', () => {
     const loggedOut = await login(email);
     expect((await server.call('POST', '/api/auth/logout', { token: loggedOut })).status).toBe(204);
 
-    const tables = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db);
+    const tables = await sql<{
+      table_name: string;
+    }>`select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(
+      db,
+    );
     expect(tables.rows.map((row) => row.table_name)).toContain('sessions');
     for (const each of [token, second, loggedOut]) {
       const secret = each.slice('session_'.length);
-      const forms = [secret, Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('hex'), secret.toUpperCase()];
+      const forms = [
+        secret,
+        Buffer.from(secret).toString('base64'),
+        Buffer.from(secret).toString('hex'),
+        secret.toUpperCase(),
+      ];
       for (const { table_name: table } of tables.rows) {
         const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db);
         const text = JSON.stringify(rows);
@@ -155,7 +165,13 @@ describe('token comparison', () => {
       expect(reply.status, `position ${i}`).toBe(401);
       expect(reply.body).toEqual(unknown.body);
     }
-    for (const near of [token.slice(0, -1), `${token}a`, token.toUpperCase(), `session_${secret.split('').reverse().join('')}`, secret]) {
+    for (const near of [
+      token.slice(0, -1),
+      `${token}a`,
+      token.toUpperCase(),
+      `session_${secret.split('').reverse().join('')}`,
+      secret,
+    ]) {
       const reply = await me(near);
       expect(reply.status, near).toBe(401);
       expect(reply.body).toEqual(unknown.body);
@@ -186,7 +202,8 @@ describe('failed sign-in', () => {
     ];
     const replies: Reply[] = [];
     for (const body of attempts) replies.push(await server.call('POST', '/api/auth/login', { body }));
-    const headerNames = (reply: Reply) => [...reply.headers.keys()].filter((name) => !['date', 'etag', 'content-length'].includes(name)).sort();
+    const headerNames = (reply: Reply) =>
+      [...reply.headers.keys()].filter((name) => !['date', 'etag', 'content-length'].includes(name)).sort();
     const [first, ...rest] = replies;
     expect(first?.status).toBe(401);
     expect(first?.body).toEqual({ error: { code: 'INVALID_CREDENTIALS', message: expect.any(String) } });

@@ -51,7 +51,9 @@ function sendBatch(url: string, body: string, hold: boolean): InFlight {
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }),
+      );
     });
     req.on('error', reject);
   });
@@ -87,7 +89,10 @@ describe('graceful shutdown', () => {
   it('on SIGTERM answers and commits every batch in flight, refuses new connections and exits 0', async () => {
     const service = await startService(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir });
     try {
-      const registered = await post(service.url, '/api/auth/register', { email: `shutdown-${randomUUID()}@example.com`, password: PASSWORD });
+      const registered = await post(service.url, '/api/auth/register', {
+        email: `shutdown-${randomUUID()}@example.com`,
+        password: PASSWORD,
+      });
       expect(registered.status).toBe(201);
       const created = await post(service.url, '/api/apps', { name: 'Shutdown', type: 'web' }, registered.body.token);
       expect(created.status).toBe(201);

@@ -9,13 +9,21 @@ const { appKey } = await createApp(server, token);
 const thisHour = Math.floor(Date.now() / HOUR) * HOUR;
 await sendBatch(server, appKey, [
   makeEvent({ timestamp: thisHour - 2 * HOUR + 5 }),
-  makeEvent({ timestamp: thisHour - 2 * HOUR + 6, type: 'request', request: { method: 'GET', url: '/x', status: 500 } }),
+  makeEvent({
+    timestamp: thisHour - 2 * HOUR + 6,
+    type: 'request',
+    request: { method: 'GET', url: '/x', status: 500 },
+  }),
   makeEvent({ timestamp: thisHour + 1 }),
 ]);
 
 describe('overview timeseries', () => {
   it('counts per hour, every bucket present, oldest first', async () => {
-    const reply = await server.call('GET', `/api/overview/timeseries?appKey=${appKey}&bucket=hour&from=${thisHour - 3 * HOUR}&to=${thisHour + HOUR}`, { token });
+    const reply = await server.call(
+      'GET',
+      `/api/overview/timeseries?appKey=${appKey}&bucket=hour&from=${thisHour - 3 * HOUR}&to=${thisHour + HOUR}`,
+      { token },
+    );
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
       bucket: 'hour',
@@ -51,8 +59,14 @@ describe('overview timeseries', () => {
 
   it('answers 404 for another user’s app and 401 without a token', async () => {
     const stranger = await signUp(server);
-    expect((await server.call('GET', `/api/overview/timeseries?appKey=${appKey}`, { token: stranger.token })).status).toBe(404);
-    expect((await server.call('GET', '/api/overview/timeseries', { token: stranger.token })).body.buckets.every((bucket: { events: number }) => bucket.events === 0)).toBe(true);
+    expect(
+      (await server.call('GET', `/api/overview/timeseries?appKey=${appKey}`, { token: stranger.token })).status,
+    ).toBe(404);
+    expect(
+      (await server.call('GET', '/api/overview/timeseries', { token: stranger.token })).body.buckets.every(
+        (bucket: { events: number }) => bucket.events === 0,
+      ),
+    ).toBe(true);
     expect((await server.call('GET', '/api/overview/timeseries')).status).toBe(401);
   });
 });

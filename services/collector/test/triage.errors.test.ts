@@ -44,8 +44,16 @@ describe('issue list parameters', () => {
   it('refuses a cursor made for another sort', async () => {
     const page = await server.call('GET', `/api/issues?appKey=${appKey}&limit=1&sort=events`, { token });
     expect(page.body.nextCursor).toEqual(expect.any(String));
-    expectValidation(await server.call('GET', `/api/issues?appKey=${appKey}&limit=1&sort=users&cursor=${page.body.nextCursor}`, { token }), 'cursor');
-    expectValidation(await server.call('GET', `/api/issues?appKey=${appKey}&limit=1&cursor=${page.body.nextCursor}`, { token }), 'cursor');
+    expectValidation(
+      await server.call('GET', `/api/issues?appKey=${appKey}&limit=1&sort=users&cursor=${page.body.nextCursor}`, {
+        token,
+      }),
+      'cursor',
+    );
+    expectValidation(
+      await server.call('GET', `/api/issues?appKey=${appKey}&limit=1&cursor=${page.body.nextCursor}`, { token }),
+      'cursor',
+    );
     // An issue cursor is not an event cursor.
     expectValidation(await server.call('GET', `/api/issues/${id}?cursor=${page.body.nextCursor}`, { token }), 'cursor');
   });
@@ -81,19 +89,33 @@ describe('status changes', () => {
   });
 
   it('takes 100 ids', async () => {
-    const reply = await server.call('PATCH', '/api/issues', { token, body: { ids: Array.from({ length: 100 }, (_, i) => (i === 0 ? id : `${appKey}:js:${i}`)), status: 'ignored' } });
+    const reply = await server.call('PATCH', '/api/issues', {
+      token,
+      body: { ids: Array.from({ length: 100 }, (_, i) => (i === 0 ? id : `${appKey}:js:${i}`)), status: 'ignored' },
+    });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ updated: 1 });
   });
 
   it('answers an unknown issue with 404, bad JSON with 400, another content type with 415, another method with 405', async () => {
-    const missing = await server.call('PATCH', `/api/issues/${appKey}:js:none`, { token, body: { status: 'resolved' } });
+    const missing = await server.call('PATCH', `/api/issues/${appKey}:js:none`, {
+      token,
+      body: { status: 'resolved' },
+    });
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('NOT_FOUND');
-    const badJson = await server.call('PATCH', `/api/issues/${id}`, { token, rawBody: '{"status":', headers: { 'content-type': 'application/json' } });
+    const badJson = await server.call('PATCH', `/api/issues/${id}`, {
+      token,
+      rawBody: '{"status":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(badJson.status).toBe(400);
     expect(badJson.body.error.code).toBe('INVALID_JSON');
-    const text = await server.call('PATCH', '/api/issues', { token, rawBody: 'status=resolved', headers: { 'content-type': 'text/plain' } });
+    const text = await server.call('PATCH', '/api/issues', {
+      token,
+      rawBody: 'status=resolved',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(text.status).toBe(415);
     const put = await server.call('PUT', `/api/issues/${id}`, { token, body: { status: 'resolved' } });
     expect(put.status).toBe(405);

@@ -46,7 +46,13 @@ describe('status', () => {
     await sendBatch(server, appKey, [makeEvent({ fingerprint: 'js:one', level: 'warning', release: '2.0.0' })]);
     const id = `${appKey}:js:one`;
     const fresh = (await getIssue(token, id)).issue;
-    expect(fresh).toMatchObject({ status: 'unresolved', regressedAt: null, level: 'warning', lastRelease: '2.0.0', culprit: 'renderCart (/assets/app.3f9a2c1b.js)' });
+    expect(fresh).toMatchObject({
+      status: 'unresolved',
+      regressedAt: null,
+      level: 'warning',
+      lastRelease: '2.0.0',
+      culprit: 'renderCart (/assets/app.3f9a2c1b.js)',
+    });
     expect(fresh.statusChangedAt).toBeGreaterThanOrEqual(before);
 
     const resolved = await patch(token, id, 'resolved');
@@ -59,7 +65,10 @@ describe('status', () => {
 
     expect((await getIssue(token, id)).issue.status).toBe('resolved');
     expect((await patch(token, id, 'ignored')).body.issue.status).toBe('ignored');
-    expect((await patch(token, id, 'unresolved')).body.issue).toMatchObject({ status: 'unresolved', regressedAt: null });
+    expect((await patch(token, id, 'unresolved')).body.issue).toMatchObject({
+      status: 'unresolved',
+      regressedAt: null,
+    });
   });
 
   it('takes a raw or %3A-encoded id', async () => {
@@ -74,14 +83,29 @@ describe('status', () => {
   it('changes many at once, counting only the caller’s issues and each once', async () => {
     const { token } = await signUp(server);
     const { appKey } = await createApp(server, token);
-    await sendBatch(server, appKey, ['a', 'b', 'c', 'd'].map((name) => makeEvent({ fingerprint: `js:${name}` })));
+    await sendBatch(
+      server,
+      appKey,
+      ['a', 'b', 'c', 'd'].map((name) => makeEvent({ fingerprint: `js:${name}` })),
+    );
     const stranger = await signUp(server);
     const foreignApp = await createApp(server, stranger.token);
     await sendBatch(server, foreignApp.appKey, [makeEvent({ fingerprint: 'js:a' })]);
 
     const reply = await server.call('PATCH', '/api/issues', {
       token,
-      body: { ids: [`${appKey}:js:a`, `${appKey}:js:b`, `${appKey}:js:b`, `${appKey}:js:c`, `${foreignApp.appKey}:js:a`, `${appKey}:js:none`, 'no-colon'], status: 'resolved' },
+      body: {
+        ids: [
+          `${appKey}:js:a`,
+          `${appKey}:js:b`,
+          `${appKey}:js:b`,
+          `${appKey}:js:c`,
+          `${foreignApp.appKey}:js:a`,
+          `${appKey}:js:none`,
+          'no-colon',
+        ],
+        status: 'resolved',
+      },
     });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ updated: 3 });
@@ -101,7 +125,11 @@ describe('regression', () => {
     await patch(token, back, 'resolved');
     await patch(token, noisy, 'ignored');
 
-    await sendBatch(server, appKey, [makeEvent({ fingerprint: 'js:back' }), makeEvent({ fingerprint: 'js:noisy' }), makeEvent({ fingerprint: 'js:noisy' })]);
+    await sendBatch(server, appKey, [
+      makeEvent({ fingerprint: 'js:back' }),
+      makeEvent({ fingerprint: 'js:noisy' }),
+      makeEvent({ fingerprint: 'js:noisy' }),
+    ]);
     const reopened = await getIssue(token, back);
     expect(reopened.issue).toMatchObject({ status: 'unresolved', eventCount: 2 });
     expect(reopened.issue.regressedAt).toBe(reopened.events[0].receivedAt);
@@ -111,7 +139,11 @@ describe('regression', () => {
 
     // A second event does not regress it again.
     await sendBatch(server, appKey, [makeEvent({ fingerprint: 'js:back' })]);
-    expect((await getIssue(token, back)).issue).toMatchObject({ status: 'unresolved', regressedAt: reopened.issue.regressedAt, eventCount: 3 });
+    expect((await getIssue(token, back)).issue).toMatchObject({
+      status: 'unresolved',
+      regressedAt: reopened.issue.regressedAt,
+      eventCount: 3,
+    });
   });
 
   it('reopens once when concurrent batches arrive for a resolved issue, and counts every event', async () => {
@@ -121,12 +153,18 @@ describe('regression', () => {
     await sendBatch(server, appKey, [makeEvent({ fingerprint: 'js:hot' })]);
     await patch(token, id, 'resolved');
     const before = Date.now();
-    const replies = await Promise.all(Array.from({ length: 8 }, () => sendBatch(server, appKey, [makeEvent({ fingerprint: 'js:hot' }), makeEvent({ fingerprint: 'js:hot' })])));
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        sendBatch(server, appKey, [makeEvent({ fingerprint: 'js:hot' }), makeEvent({ fingerprint: 'js:hot' })]),
+      ),
+    );
     expect(replies.every((reply) => reply.body.accepted === 2)).toBe(true);
     const { issue, events } = await getIssue(token, id, '?limit=100');
     expect(issue).toMatchObject({ status: 'unresolved', eventCount: 17 });
     // The regression is at the receipt of one of the new batches: the one whose statement found the issue resolved.
-    const receipts = events.map((event: { receivedAt: number }) => event.receivedAt).filter((at: number) => at >= before);
+    const receipts = events
+      .map((event: { receivedAt: number }) => event.receivedAt)
+      .filter((at: number) => at >= before);
     expect(receipts).toHaveLength(16);
     expect(receipts).toContain(issue.regressedAt);
     expect(issue.statusChangedAt).toBe(issue.regressedAt);
@@ -138,8 +176,13 @@ describe('regression', () => {
     const { appKey } = await createApp(server, token);
     const id = `${appKey}:js:busy`;
     await sendBatch(server, appKey, [makeEvent({ fingerprint: 'js:busy' })]);
-    const sends = Array.from({ length: 12 }, () => sendBatch(server, appKey, [makeEvent({ fingerprint: 'js:busy' }), makeEvent({ fingerprint: 'js:busy' })]));
-    const resolves = [patch(token, id, 'resolved'), server.call('PATCH', '/api/issues', { token, body: { ids: [id], status: 'resolved' } })];
+    const sends = Array.from({ length: 12 }, () =>
+      sendBatch(server, appKey, [makeEvent({ fingerprint: 'js:busy' }), makeEvent({ fingerprint: 'js:busy' })]),
+    );
+    const resolves = [
+      patch(token, id, 'resolved'),
+      server.call('PATCH', '/api/issues', { token, body: { ids: [id], status: 'resolved' } }),
+    ];
     await Promise.all([...sends, ...resolves]);
     const { issue } = await getIssue(token, id);
     expect(issue.eventCount).toBe(25);
@@ -161,15 +204,53 @@ describe('issue list: filters, search, sorts', async () => {
   const stackAt = (fn: string) => `TypeError: ${items}\n    at ${fn} (https://shop.example/assets/app.js:1:1)`;
   await sendBatch(server, appKey, [
     // a: 5 events, 3 users, release 1.0.0 in production
-    ...Array.from({ length: 5 }, (_, i) => makeEvent({ fingerprint: 'js:a', message: items, stack: stackAt('renderCart'), timestamp: t + 1000 + i, anonymousId: `anon_a${i % 3}`, release: '1.0.0', environment: 'production' })),
+    ...Array.from({ length: 5 }, (_, i) =>
+      makeEvent({
+        fingerprint: 'js:a',
+        message: items,
+        stack: stackAt('renderCart'),
+        timestamp: t + 1000 + i,
+        anonymousId: `anon_a${i % 3}`,
+        release: '1.0.0',
+        environment: 'production',
+      }),
+    ),
     // b: 3 events, 3 users, the same message elsewhere, release 1.1.0 in staging
-    ...Array.from({ length: 3 }, (_, i) => makeEvent({ fingerprint: 'js:b', message: items, stack: stackAt('submitCheckout'), timestamp: t + 500 + i, anonymousId: `anon_b${i}`, release: '1.1.0', environment: 'staging' })),
+    ...Array.from({ length: 3 }, (_, i) =>
+      makeEvent({
+        fingerprint: 'js:b',
+        message: items,
+        stack: stackAt('submitCheckout'),
+        timestamp: t + 500 + i,
+        anonymousId: `anon_b${i}`,
+        release: '1.1.0',
+        environment: 'staging',
+      }),
+    ),
     // c: a failed request, 2 events, 1 user, release 1.1.0 in production
     ...Array.from({ length: 2 }, (_, i) =>
-      makeEvent({ fingerprint: 'request:c', type: 'request', errorType: undefined, message: undefined, stack: undefined, request: { method: 'GET', url: 'https://api.shop.example/api/orders/17', status: 500 }, timestamp: t + 3000 + i, anonymousId: 'anon_c', release: '1.1.0', environment: 'production' }),
+      makeEvent({
+        fingerprint: 'request:c',
+        type: 'request',
+        errorType: undefined,
+        message: undefined,
+        stack: undefined,
+        request: { method: 'GET', url: 'https://api.shop.example/api/orders/17', status: 500 },
+        timestamp: t + 3000 + i,
+        anonymousId: 'anon_c',
+        release: '1.1.0',
+        environment: 'production',
+      }),
     ),
     // d: 1 event, no user, no release
-    makeEvent({ fingerprint: 'js:d', errorType: 'ReferenceError', message: 'cartStore is not defined', stack: undefined, timestamp: t, anonymousId: undefined }),
+    makeEvent({
+      fingerprint: 'js:d',
+      errorType: 'ReferenceError',
+      message: 'cartStore is not defined',
+      stack: undefined,
+      timestamp: t,
+      anonymousId: undefined,
+    }),
   ]);
   await sendBatch(server, other.appKey, [makeEvent({ fingerprint: 'js:elsewhere', message: items, timestamp: t })]);
   await patch(token, `${appKey}:js:b`, 'resolved');
@@ -223,45 +304,65 @@ describe('issue list: filters, search, sorts', async () => {
 });
 
 describe('paging while events arrive', () => {
-  it.each(['lastSeen', 'events', 'users', 'firstSeen'])('sort=%s: no repeats, nothing untouched skipped, keys never rise', async (sort) => {
-    const { token } = await signUp(server);
-    const { appKey } = await createApp(server, token);
-    const t = Date.now() - 60 * 60_000;
-    // 9 issues with distinct keys: issue i has i + 1 events and users, first seen at t + i s, last seen at t + 10 min + i s.
-    await sendBatch(
-      server,
-      appKey,
-      Array.from({ length: 9 }, (_, i) => [
-        makeEvent({ fingerprint: `js:p${i}`, timestamp: t + i * 1000, anonymousId: `anon_p${i}_0` }),
-        ...Array.from({ length: i }, (_, k) => makeEvent({ fingerprint: `js:p${i}`, timestamp: t + 600_000 + i * 1000, anonymousId: `anon_p${i}_${k + 1}` })),
-      ]).flat(),
-    );
-    const key = (issue: ListedIssue) => ({ lastSeen: issue.lastSeenAt, firstSeen: issue.firstSeenAt, events: issue.eventCount, users: issue.userCount })[sort] as number;
-    const seen: ListedIssue[] = [];
-    const touched = new Set<string>();
-    let cursor: string | null = null;
-    let page = 0;
-    do {
-      const body: Awaited<ReturnType<typeof list>> = await list(token, `appKey=${appKey}&sort=${sort}&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
-      expect(body.total).toBe(9);
-      seen.push(...body.issues);
-      cursor = body.nextCursor;
-      // Between pages, events arrive for an issue already listed and for one not yet listed (both gain events and users).
-      const listed = seen[0]?.id.split(':').slice(1).join(':');
-      const unlisted = `js:p${(page * 5) % 9}`;
-      for (const fingerprint of [listed, unlisted]) {
-        if (!fingerprint) continue;
-        touched.add(fingerprint);
-        await sendBatch(server, appKey, [makeEvent({ fingerprint, anonymousId: `anon_new${page}_${fingerprint}`, timestamp: Date.now() - 1000 })]);
-      }
-      page += 1;
-    } while (cursor && page < 20);
-    const names = seen.map((issue) => issue.id.slice(appKey.length + 1));
-    expect(new Set(names).size).toBe(names.length);
-    for (let i = 0; i < 9; i++) if (!touched.has(`js:p${i}`)) expect(names).toContain(`js:p${i}`);
-    const keys = seen.map(key);
-    expect([...keys].sort((a, b) => b - a)).toEqual(keys);
-  });
+  it.each(['lastSeen', 'events', 'users', 'firstSeen'])(
+    'sort=%s: no repeats, nothing untouched skipped, keys never rise',
+    async (sort) => {
+      const { token } = await signUp(server);
+      const { appKey } = await createApp(server, token);
+      const t = Date.now() - 60 * 60_000;
+      // 9 issues with distinct keys: issue i has i + 1 events and users, first seen at t + i s, last seen at t + 10 min + i s.
+      await sendBatch(
+        server,
+        appKey,
+        Array.from({ length: 9 }, (_, i) => [
+          makeEvent({ fingerprint: `js:p${i}`, timestamp: t + i * 1000, anonymousId: `anon_p${i}_0` }),
+          ...Array.from({ length: i }, (_, k) =>
+            makeEvent({
+              fingerprint: `js:p${i}`,
+              timestamp: t + 600_000 + i * 1000,
+              anonymousId: `anon_p${i}_${k + 1}`,
+            }),
+          ),
+        ]).flat(),
+      );
+      const key = (issue: ListedIssue) =>
+        ({
+          lastSeen: issue.lastSeenAt,
+          firstSeen: issue.firstSeenAt,
+          events: issue.eventCount,
+          users: issue.userCount,
+        })[sort] as number;
+      const seen: ListedIssue[] = [];
+      const touched = new Set<string>();
+      let cursor: string | null = null;
+      let page = 0;
+      do {
+        const body: Awaited<ReturnType<typeof list>> = await list(
+          token,
+          `appKey=${appKey}&sort=${sort}&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        );
+        expect(body.total).toBe(9);
+        seen.push(...body.issues);
+        cursor = body.nextCursor;
+        // Between pages, events arrive for an issue already listed and for one not yet listed (both gain events and users).
+        const listed = seen[0]?.id.split(':').slice(1).join(':');
+        const unlisted = `js:p${(page * 5) % 9}`;
+        for (const fingerprint of [listed, unlisted]) {
+          if (!fingerprint) continue;
+          touched.add(fingerprint);
+          await sendBatch(server, appKey, [
+            makeEvent({ fingerprint, anonymousId: `anon_new${page}_${fingerprint}`, timestamp: Date.now() - 1000 }),
+          ]);
+        }
+        page += 1;
+      } while (cursor && page < 20);
+      const names = seen.map((issue) => issue.id.slice(appKey.length + 1));
+      expect(new Set(names).size).toBe(names.length);
+      for (let i = 0; i < 9; i++) if (!touched.has(`js:p${i}`)) expect(names).toContain(`js:p${i}`);
+      const keys = seen.map(key);
+      expect([...keys].sort((a, b) => b - a)).toEqual(keys);
+    },
+  );
 });
 
 describe('issue detail', () => {
@@ -283,7 +384,11 @@ describe('issue detail', () => {
     expect(issue.series[0].start).toBe(today - 29 * DAY);
     expect(issue.series.at(-1).start).toBe(today);
     issue.series.forEach((day: { start: number }, i: number) => expect(day.start).toBe(today - (29 - i) * DAY));
-    const counts = Object.fromEntries(issue.series.filter((day: { events: number }) => day.events > 0).map((day: { start: number; events: number }) => [(today - day.start) / DAY, day.events]));
+    const counts = Object.fromEntries(
+      issue.series
+        .filter((day: { events: number }) => day.events > 0)
+        .map((day: { start: number; events: number }) => [(today - day.start) / DAY, day.events]),
+    );
     expect(counts).toEqual({ 0: 2, 10: 2, 29: 1 });
   });
 
@@ -292,12 +397,22 @@ describe('issue detail', () => {
     const { appKey } = await createApp(server, token);
     const t = Date.now() - 60_000;
     // Two share a timestamp: the eventId breaks the tie.
-    await sendBatch(server, appKey, Array.from({ length: 7 }, (_, i) => makeEvent({ fingerprint: 'js:e', eventId: `evt_page${i}`, timestamp: t + Math.min(i, 5) * 10 })));
+    await sendBatch(
+      server,
+      appKey,
+      Array.from({ length: 7 }, (_, i) =>
+        makeEvent({ fingerprint: 'js:e', eventId: `evt_page${i}`, timestamp: t + Math.min(i, 5) * 10 }),
+      ),
+    );
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const body: { events: Array<{ eventId: string }>; nextCursor: string | null } = await getIssue(token, `${appKey}:js:e`, `?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      const body: { events: Array<{ eventId: string }>; nextCursor: string | null } = await getIssue(
+        token,
+        `${appKey}:js:e`,
+        `?limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       seen.push(...body.events.map((event) => event.eventId));
       cursor = body.nextCursor;
       pages += 1;
@@ -312,8 +427,19 @@ describe('issue detail', () => {
     const now = Date.now();
     // Days 0, 3, 9 (three at one timestamp) and 25 back: the walk over the days must skip the empty ones, stop at the
     // issue's first event, and resume from a cursor inside any of them.
-    const timestamps = [now - 1000, now - 2000, now - 3 * DAY, now - 9 * DAY, now - 9 * DAY, now - 9 * DAY, now - 9 * DAY - 1, now - 25 * DAY];
-    const events = timestamps.map((timestamp, i) => makeEvent({ fingerprint: 'js:d', eventId: `evt_days${i}`, timestamp, release: `1.0.${i % 2}` }));
+    const timestamps = [
+      now - 1000,
+      now - 2000,
+      now - 3 * DAY,
+      now - 9 * DAY,
+      now - 9 * DAY,
+      now - 9 * DAY,
+      now - 9 * DAY - 1,
+      now - 25 * DAY,
+    ];
+    const events = timestamps.map((timestamp, i) =>
+      makeEvent({ fingerprint: 'js:d', eventId: `evt_days${i}`, timestamp, release: `1.0.${i % 2}` }),
+    );
     await sendBatch(server, appKey, events);
     const newestFirst = [...events]
       .sort((a, b) => Number(b.timestamp) - Number(a.timestamp) || String(b.eventId).localeCompare(String(a.eventId)))
@@ -322,7 +448,11 @@ describe('issue detail', () => {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const body: { events: Array<{ eventId: string }>; nextCursor: string | null } = await getIssue(token, `${appKey}:js:d`, `?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+        const body: { events: Array<{ eventId: string }>; nextCursor: string | null } = await getIssue(
+          token,
+          `${appKey}:js:d`,
+          `?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+        );
         expect(body.events.length).toBeLessThanOrEqual(limit);
         seen.push(...body.events.map((event) => event.eventId));
         cursor = body.nextCursor;
@@ -331,14 +461,19 @@ describe('issue detail', () => {
     }
     // The breakdown reads back to the first event too.
     const { breakdown } = await getIssue(token, `${appKey}:js:d`);
-    expect(breakdown.releases).toEqual([{ value: '1.0.0', events: 4 }, { value: '1.0.1', events: 4 }]);
+    expect(breakdown.releases).toEqual([
+      { value: '1.0.0', events: 4 },
+      { value: '1.0.1', events: 4 },
+    ]);
   });
 
   it('breaks its newest events down by browser, OS, release and environment', async () => {
     const { token } = await signUp(server);
     const { appKey } = await createApp(server, token);
-    const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
-    const safari = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
+    const chrome =
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+    const safari =
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
     await sendBatch(server, appKey, [
       makeEvent({ fingerprint: 'js:b', userAgent: chrome, release: '1.0.0', environment: 'production' }),
       makeEvent({ fingerprint: 'js:b', userAgent: chrome, release: '1.0.1', environment: 'production' }),
@@ -348,10 +483,24 @@ describe('issue detail', () => {
     const { breakdown } = await getIssue(token, `${appKey}:js:b`);
     expect(breakdown).toEqual({
       events: 4,
-      browsers: [{ value: 'Chrome 131', events: 2 }, { value: 'Safari 18', events: 1 }, { value: null, events: 1 }],
-      os: [{ value: 'Windows 10', events: 2 }, { value: 'iOS 18.1', events: 1 }, { value: null, events: 1 }],
-      releases: [{ value: '1.0.1', events: 3 }, { value: '1.0.0', events: 1 }],
-      environments: [{ value: 'production', events: 3 }, { value: null, events: 1 }],
+      browsers: [
+        { value: 'Chrome 131', events: 2 },
+        { value: 'Safari 18', events: 1 },
+        { value: null, events: 1 },
+      ],
+      os: [
+        { value: 'Windows 10', events: 2 },
+        { value: 'iOS 18.1', events: 1 },
+        { value: null, events: 1 },
+      ],
+      releases: [
+        { value: '1.0.1', events: 3 },
+        { value: '1.0.0', events: 1 },
+      ],
+      environments: [
+        { value: 'production', events: 3 },
+        { value: null, events: 1 },
+      ],
     });
   });
 });

@@ -6,7 +6,14 @@ const server = await startTestServer();
 const owner = await signUp(server);
 const stranger = await signUp(server);
 const { appKey } = await createApp(server, owner.token);
-await sendBatch(server, appKey, [makeEvent({ fingerprint: 'js:secret', message: 'owner secret', release: 'secret-release', environment: 'secret-env' })]);
+await sendBatch(server, appKey, [
+  makeEvent({
+    fingerprint: 'js:secret',
+    message: 'owner secret',
+    release: 'secret-release',
+    environment: 'secret-env',
+  }),
+]);
 const strangerApp = await createApp(server, stranger.token);
 await sendBatch(server, strangerApp.appKey, [makeEvent({ fingerprint: 'js:mine', message: 'stranger’s own' })]);
 const loggedOut = await signUp(server);
@@ -17,31 +24,55 @@ const ownerIssue = async () => (await server.call('GET', `/api/issues/${issueId}
 
 describe('triage authorization', () => {
   it('PATCH of another user’s issue is 404, exactly like a missing one, and changes nothing', async () => {
-    const foreign = await server.call('PATCH', `/api/issues/${issueId}`, { token: stranger.token, body: { status: 'resolved' } });
+    const foreign = await server.call('PATCH', `/api/issues/${issueId}`, {
+      token: stranger.token,
+      body: { status: 'resolved' },
+    });
     expect(foreign.status).toBe(404);
-    const missing = await server.call('PATCH', `/api/issues/${appKey}:js:nothing`, { token: stranger.token, body: { status: 'resolved' } });
+    const missing = await server.call('PATCH', `/api/issues/${appKey}:js:nothing`, {
+      token: stranger.token,
+      body: { status: 'resolved' },
+    });
     expect(missing.status).toBe(404);
     expect(foreign.body).toEqual(missing.body);
     expect((await ownerIssue()).status).toBe('unresolved');
   });
 
   it('bulk PATCH skips another user’s ids without saying so', async () => {
-    const reply = await server.call('PATCH', '/api/issues', { token: stranger.token, body: { ids: [issueId, `${strangerApp.appKey}:js:mine`], status: 'ignored' } });
+    const reply = await server.call('PATCH', '/api/issues', {
+      token: stranger.token,
+      body: { ids: [issueId, `${strangerApp.appKey}:js:mine`], status: 'ignored' },
+    });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ updated: 1 });
-    const onlyForeign = await server.call('PATCH', '/api/issues', { token: stranger.token, body: { ids: [issueId], status: 'ignored' } });
+    const onlyForeign = await server.call('PATCH', '/api/issues', {
+      token: stranger.token,
+      body: { ids: [issueId], status: 'ignored' },
+    });
     expect(onlyForeign.body).toEqual({ updated: 0 });
     expect((await ownerIssue()).status).toBe('unresolved');
   });
 
   it('filters never reach another user’s issues', async () => {
-    for (const query of ['q=secret', 'release=secret-release', 'environment=secret-env', 'status=unresolved', 'sort=events', 'type=error']) {
+    for (const query of [
+      'q=secret',
+      'release=secret-release',
+      'environment=secret-env',
+      'status=unresolved',
+      'sort=events',
+      'type=error',
+    ]) {
       const reply = await server.call('GET', `/api/issues?${query}`, { token: stranger.token });
       expect(reply.status).toBe(200);
-      expect(reply.body.issues.every((issue: { appKey: string }) => issue.appKey === strangerApp.appKey), query).toBe(true);
+      expect(
+        reply.body.issues.every((issue: { appKey: string }) => issue.appKey === strangerApp.appKey),
+        query,
+      ).toBe(true);
       expect(reply.body.total).toBe(reply.body.issues.length);
     }
-    expect((await server.call('GET', `/api/issues?appKey=${appKey}&q=secret`, { token: stranger.token })).status).toBe(404);
+    expect((await server.call('GET', `/api/issues?appKey=${appKey}&q=secret`, { token: stranger.token })).status).toBe(
+      404,
+    );
   });
 
   it.each([

@@ -13,7 +13,11 @@ async function post(origin: string, path: string, body: unknown, token?: string)
   // A new connection each time (no keep-alive), so that the cluster spreads requests over both workers.
   const response = await fetch(`${origin}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', connection: 'close', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      connection: 'close',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as any };
@@ -29,13 +33,19 @@ describe('two collector processes on one database', () => {
     });
     try {
       // The primary's node children (under tsx an esbuild process is a child too).
-      const workers = execFileSync('pgrep', ['-P', String(service.child.pid), '-f', 'main.ts'], { encoding: 'utf8' }).trim().split('\n');
+      const workers = execFileSync('pgrep', ['-P', String(service.child.pid), '-f', 'main.ts'], { encoding: 'utf8' })
+        .trim()
+        .split('\n');
       expect(workers).toHaveLength(2);
 
       const email = uniqueEmail();
       const { body: registered } = await post(service.url, '/api/auth/register', { email, password: PASSWORD });
       // Twenty requests on new connections reach both workers; every one knows the session.
-      const apps = await Promise.all(Array.from({ length: 20 }, (_, i) => post(service.url, '/api/apps', { name: `App ${i}`, type: 'web' }, registered.token)));
+      const apps = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          post(service.url, '/api/apps', { name: `App ${i}`, type: 'web' }, registered.token),
+        ),
+      );
       expect(apps.map((reply) => reply.status)).toEqual(Array(20).fill(201));
       const appKey: string = apps[0]?.body.app.appKey;
 
@@ -47,7 +57,10 @@ describe('two collector processes on one database', () => {
       await Promise.all(
         Array.from({ length: 8 }, async () => {
           while (performance.now() < until) {
-            const reply = await post(service.url, '/api/events/batch', { appKey, events: Array.from({ length: BATCH }, () => makeEvent()) });
+            const reply = await post(service.url, '/api/events/batch', {
+              appKey,
+              events: Array.from({ length: BATCH }, () => makeEvent()),
+            });
             if (reply.status === 200) accepted += reply.body.accepted;
             else if (reply.status === 429) limited++;
             else throw new Error(`unexpected ${reply.status} ${JSON.stringify(reply.body)}`);

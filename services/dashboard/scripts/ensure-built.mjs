@@ -55,7 +55,9 @@ const sourcesModifiedAt = Math.max(...inputs.map(newestModification));
 if (!force && recordedModification() === sourcesModifiedAt) process.exit(0);
 
 const started = Date.now();
-console.log(`dashboard: ${force ? 'building' : existsSync(dist) ? 'sources changed, rebuilding' : 'not built yet, building'} (services/dashboard/dist)`);
+console.log(
+  `dashboard: ${force ? 'building' : existsSync(dist) ? 'sources changed, rebuilding' : 'not built yet, building'} (services/dashboard/dist)`,
+);
 const staging = join(dashboard, `.dist-building-${process.pid}`);
 try {
   const { build } = await import('vite');
@@ -65,7 +67,10 @@ try {
     logLevel: 'warn',
     build: { outDir: staging, emptyOutDir: true },
   });
-  writeFileSync(join(staging, '.build.json'), `${JSON.stringify({ sourcesModifiedAt, builtAt: new Date().toISOString() })}\n`);
+  writeFileSync(
+    join(staging, '.build.json'),
+    `${JSON.stringify({ sourcesModifiedAt, builtAt: new Date().toISOString() })}\n`,
+  );
   rmSync(dist, { recursive: true, force: true });
   try {
     renameSync(staging, dist);

@@ -1,5 +1,11 @@
 // The dashboard's one way to the collector: the typed client, the session token it sends, and the shapes it returns.
-import { type CollectorClient, type CollectorOutputs, createCollectorClient, errorCodeOf, isCollectorError } from '@collector/client';
+import {
+  type CollectorClient,
+  type CollectorOutputs,
+  createCollectorClient,
+  errorCodeOf,
+  isCollectorError,
+} from '@collector/client';
 import { appTypes as domainAppTypes } from '@collector/domain/app';
 
 // The token lives in memory and in sessionStorage (so a reload keeps the tab signed in, and closing the tab
@@ -79,7 +85,8 @@ const fieldNames: Record<string, string> = {
 
 /** One problem with one field, as a sentence for people rather than the API's `path: message`. */
 function sentenceFor(path: string, message: string): string {
-  if (path === 'password' && message.includes('most common')) return 'That password is too common: pick a longer or less predictable one.';
+  if (path === 'password' && message.includes('most common'))
+    return 'That password is too common: pick a longer or less predictable one.';
   if (path === 'password') return 'The password needs 8 to 128 characters.';
   if (path === 'email') return 'That does not look like an e-mail address.';
   if (path === 'name') return 'Give the app a name of 1 to 100 characters.';
@@ -107,7 +114,8 @@ export function messageOf(error: unknown): string {
       case 'INTERNAL':
         return 'The collector failed to answer this (a bug on its side). Try again; if it keeps failing, tell whoever runs it.';
       case 'VALIDATION_FAILED':
-        if (error.details.length > 0) return error.details.map((detail) => sentenceFor(detail.path, detail.message)).join(' ');
+        if (error.details.length > 0)
+          return error.details.map((detail) => sentenceFor(detail.path, detail.message)).join(' ');
         break;
     }
   }
@@ -115,9 +123,11 @@ export function messageOf(error: unknown): string {
   return String(error);
 }
 
-const countOfSeconds = (seconds: number) => (seconds < 90 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`);
+const countOfSeconds = (seconds: number) =>
+  seconds < 90 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
 
 /** A call refused for want of a valid session ends it: the user is asked to sign in again. */
 export function endSessionIfRefused(error: unknown): void {
-  if (errorCodeOf(error) === 'UNAUTHENTICATED' && token !== undefined) session.end('Your session has ended. Sign in again.');
+  if (errorCodeOf(error) === 'UNAUTHENTICATED' && token !== undefined)
+    session.end('Your session has ended. Sign in again.');
 }

@@ -7,14 +7,20 @@ export function AppFilter({ appKey, pathFor }: { appKey: string | undefined; pat
   return (
     <label className="field field-inline">
       <span>App</span>
-      <select value={appKey ?? ''} onChange={(event) => navigate(pathFor(event.target.value || undefined))} disabled={!apps.data}>
+      <select
+        value={appKey ?? ''}
+        onChange={(event) => navigate(pathFor(event.target.value || undefined))}
+        disabled={!apps.data}
+      >
         <option value="">All apps</option>
         {apps.data?.map((app) => (
           <option key={app.appKey} value={app.appKey}>
             {app.name}
           </option>
         ))}
-        {appKey && apps.data && !apps.data.some((app) => app.appKey === appKey) && <option value={appKey}>{appKey}</option>}
+        {appKey && apps.data && !apps.data.some((app) => app.appKey === appKey) && (
+          <option value={appKey}>{appKey}</option>
+        )}
       </select>
     </label>
   );

@@ -18,7 +18,10 @@ export function EventsChart({ series }: { series: Timeseries }) {
   const total = buckets.reduce((sum, entry) => sum + entry.events, 0);
   const scale = (value: number) => (value / peak) * (HEIGHT - 4);
   const width = buckets.length * (BAR + GAP);
-  const busiest = buckets.reduce<(typeof buckets)[number] | undefined>((best, entry) => (!best || entry.events > best.events ? entry : best), undefined);
+  const busiest = buckets.reduce<(typeof buckets)[number] | undefined>(
+    (best, entry) => (!best || entry.events > best.events ? entry : best),
+    undefined,
+  );
   const span = bucket === 'hour' ? `the last ${buckets.length} hours` : `the last ${buckets.length} days`;
   const summary =
     total === 0
@@ -46,7 +49,9 @@ export function EventsChart({ series }: { series: Timeseries }) {
                 <title>{`${fullLabel.format(entry.start)}: ${countOf(entry.events, 'event')} (${countOf(entry.errors, 'error')}, ${countOf(entry.failedRequests, 'failed request')})`}</title>
                 <rect x={x} width={BAR} y={0} height={HEIGHT} className="chart-hit" />
                 {errors > 0 && <rect x={x} width={BAR} y={HEIGHT - errors} height={errors} className="chart-errors" />}
-                {failed > 0 && <rect x={x} width={BAR} y={HEIGHT - errors - failed} height={failed} className="chart-requests" />}
+                {failed > 0 && (
+                  <rect x={x} width={BAR} y={HEIGHT - errors - failed} height={failed} className="chart-requests" />
+                )}
               </g>
             );
           })}

@@ -28,7 +28,11 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
   }, [result]);
   return (
     <span className="copy">
-      <button type="button" className="button button-small" onClick={async () => setResult((await copyText(text)) ? 'copied' : 'failed')}>
+      <button
+        type="button"
+        className="button button-small"
+        onClick={async () => setResult((await copyText(text)) ? 'copied' : 'failed')}
+      >
         {label}
       </button>
       <span className="copy-result" aria-live="polite">

@@ -1,6 +1,7 @@
 // The whole dashboard: signed out, the sign-in and sign-up screens; signed in, the shell and the screen for the path.
-import { useEffect, useSyncExternalStore } from 'react';
+
 import { errorCodeOf } from '@collector/client';
+import { useEffect, useSyncExternalStore } from 'react';
 import { client, session } from './api';
 import { Link, navigate, paths, type Route, routeOf, sectionHref, useLocation } from './navigation';
 import { useQuery } from './query';
@@ -30,7 +31,9 @@ export function Dashboard() {
     if (!signedIn && !authScreen) {
       const query = location.search.toString();
       const here = location.pathname + (query ? `?${query}` : '');
-      navigate(here === '/' ? paths.signin() : `${paths.signin()}?${new URLSearchParams({ next: here })}`, { replace: true });
+      navigate(here === '/' ? paths.signin() : `${paths.signin()}?${new URLSearchParams({ next: here })}`, {
+        replace: true,
+      });
     } else if (signedIn && authScreen) {
       navigate(safeNext(location.search.get('next')), { replace: true });
     }
@@ -45,9 +48,21 @@ type Here = { screen: Route['screen']; app: string | null };
 
 // Overview and Issues lead back to where the user left them (filters, sort, page, period), with the app chosen here.
 const sections = [
-  { label: 'Overview', href: (here: Here) => sectionHref('overview', here), active: (route: Route) => route.screen === 'overview' },
-  { label: 'Issues', href: (here: Here) => sectionHref('issues', here), active: (route: Route) => route.screen === 'issues' || route.screen === 'issue' },
-  { label: 'Apps', href: () => paths.apps(), active: (route: Route) => route.screen === 'apps' || route.screen === 'app' || route.screen === 'alerts' },
+  {
+    label: 'Overview',
+    href: (here: Here) => sectionHref('overview', here),
+    active: (route: Route) => route.screen === 'overview',
+  },
+  {
+    label: 'Issues',
+    href: (here: Here) => sectionHref('issues', here),
+    active: (route: Route) => route.screen === 'issues' || route.screen === 'issue',
+  },
+  {
+    label: 'Apps',
+    href: () => paths.apps(),
+    active: (route: Route) => route.screen === 'apps' || route.screen === 'app' || route.screen === 'alerts',
+  },
 ];
 
 function SignedIn({ route }: { route: Route }) {
@@ -68,7 +83,8 @@ function SignedIn({ route }: { route: Route }) {
       // An expired session is as good as ended; otherwise the server still takes the token until it expires, and the
       // user should know that this browser forgot it but the session itself may live on.
       if (errorCodeOf(error) !== 'UNAUTHENTICATED') {
-        notice = 'You are signed out in this browser, but the collector could not be told, so the session stays valid on the server until it expires (30 days unused).';
+        notice =
+          'You are signed out in this browser, but the collector could not be told, so the session stays valid on the server until it expires (30 days unused).';
       }
     }
     session.end(notice);
@@ -88,7 +104,11 @@ function SignedIn({ route }: { route: Route }) {
         </Link>
         <nav aria-label="Sections" className="sections">
           {sections.map((section) => (
-            <Link key={section.label} href={section.href(here)} aria-current={section.active(route) ? 'page' : undefined}>
+            <Link
+              key={section.label}
+              href={section.href(here)}
+              aria-current={section.active(route) ? 'page' : undefined}
+            >
               {section.label}
             </Link>
           ))}

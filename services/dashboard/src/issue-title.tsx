@@ -19,7 +19,8 @@ export function IssueName({ issue }: { issue: Pick<Issue, 'errorType' | 'message
 
 /** Resolved or ignored, or reopened by a new event: said beside the name. */
 export function IssueBadges({ issue }: { issue: Pick<Issue, 'status' | 'regressedAt'> }) {
-  if (issue.status !== 'unresolved') return <span className={`badge badge-${issue.status}`}>{statusLabels[issue.status]}</span>;
+  if (issue.status !== 'unresolved')
+    return <span className={`badge badge-${issue.status}`}>{statusLabels[issue.status]}</span>;
   if (issue.regressedAt !== null) return <span className="badge badge-regressed">Regressed</span>;
   return null;
 }

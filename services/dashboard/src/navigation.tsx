@@ -88,14 +88,19 @@ export function rememberSection(section: 'overview' | 'issues', href: string) {
   lastHref[section] = href;
 }
 
-export function sectionHref(section: 'overview' | 'issues', current: { screen: Route['screen']; app: string | null }): string {
+export function sectionHref(
+  section: 'overview' | 'issues',
+  current: { screen: Route['screen']; app: string | null },
+): string {
   const remembered = lastHref[section] ?? (section === 'overview' ? '/' : '/issues');
   if (current.screen !== 'overview' && current.screen !== 'issues') return remembered;
   const url = new URL(remembered, window.location.origin);
   const rememberedApp = url.searchParams.get('app');
   if (rememberedApp === current.app) return remembered;
   // Another app chosen since: that app's list from its start.
-  const fresh = new URLSearchParams([...url.searchParams].filter(([name]) => name !== 'app' && name !== 'cursor' && name !== 'page'));
+  const fresh = new URLSearchParams(
+    [...url.searchParams].filter(([name]) => name !== 'app' && name !== 'cursor' && name !== 'page'),
+  );
   if (current.app) fresh.set('app', current.app);
   const query = fresh.toString();
   return url.pathname + (query ? `?${query}` : '');
@@ -105,7 +110,15 @@ export function sectionHref(section: 'overview' | 'issues', current: { screen: R
 export function Link({ href, onClick, ...props }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
   const follow = (event: MouseEvent<HTMLAnchorElement>) => {
     onClick?.(event);
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (
+      event.defaultPrevented ||
+      event.button !== 0 ||
+      event.metaKey ||
+      event.ctrlKey ||
+      event.shiftKey ||
+      event.altKey
+    )
+      return;
     event.preventDefault();
     navigate(href);
     window.scrollTo(0, 0);

@@ -54,13 +54,20 @@ export function OutcomesPanel({ appKey, refreshKey }: { appKey: string | undefin
           ))}
         </fieldset>
       </div>
-      {outcomes.status === 'error' && <ErrorState title="Could not load the outcomes" message={outcomes.error} onRetry={outcomes.reload} />}
+      {outcomes.status === 'error' && (
+        <ErrorState title="Could not load the outcomes" message={outcomes.error} onRetry={outcomes.reload} />
+      )}
       {outcomes.status === 'loading' && !outcomes.data && <Loading />}
       {outcomes.data && (
         <figure className="outcomes" aria-busy={outcomes.status === 'loading'}>
           <dl>
             {list.map(({ reason, events }) => (
-              <div key={reason} className={`outcome outcome-${reason}`} data-outcome={reason} title={labels[reason].why}>
+              <div
+                key={reason}
+                className={`outcome outcome-${reason}`}
+                data-outcome={reason}
+                title={labels[reason].why}
+              >
                 <dt>{labels[reason].label}</dt>
                 <dd>
                   <span className="outcome-bar" style={{ width: `${(events / peak) * 100}%` }} aria-hidden="true" />
@@ -69,7 +76,9 @@ export function OutcomesPanel({ appKey, refreshKey }: { appKey: string | undefin
               </div>
             ))}
           </dl>
-          <figcaption className="chart-summary">{summary} Counted by the hour the collector received them; kept after the events are deleted.</figcaption>
+          <figcaption className="chart-summary">
+            {summary} Counted by the hour the collector received them; kept after the events are deleted.
+          </figcaption>
         </figure>
       )}
     </section>

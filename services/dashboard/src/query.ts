@@ -8,7 +8,10 @@ export type Query<T> =
   | { status: 'error'; data: T | undefined; error: string; reload: () => void };
 
 export function useQuery<T>(load: () => Promise<T>, dependencies: DependencyList): Query<T> {
-  const [state, setState] = useState<{ status: 'loading' | 'ok' | 'error'; data: T | undefined; error?: string }>({ status: 'loading', data: undefined });
+  const [state, setState] = useState<{ status: 'loading' | 'ok' | 'error'; data: T | undefined; error?: string }>({
+    status: 'loading',
+    data: undefined,
+  });
   const [attempt, setAttempt] = useState(0);
   const reload = useCallback(() => setAttempt((value) => value + 1), []);
 

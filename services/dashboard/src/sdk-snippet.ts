@@ -25,13 +25,29 @@ export interface SentrySetup {
 export function sentrySetup({ type, dsn }: { type: AppType; dsn: string }): SentrySetup {
   switch (type) {
     case 'web':
-      return { install: 'npm install @sentry/browser', where: 'Before your own code runs:', code: `import * as Sentry from '@sentry/browser';\n\nSentry.init({ dsn: '${dsn}' });` };
+      return {
+        install: 'npm install @sentry/browser',
+        where: 'Before your own code runs:',
+        code: `import * as Sentry from '@sentry/browser';\n\nSentry.init({ dsn: '${dsn}' });`,
+      };
     case 'node':
-      return { install: 'npm install @sentry/node', where: 'First thing in your entry point:', code: `import * as Sentry from '@sentry/node';\n\nSentry.init({ dsn: '${dsn}' });` };
+      return {
+        install: 'npm install @sentry/node',
+        where: 'First thing in your entry point:',
+        code: `import * as Sentry from '@sentry/node';\n\nSentry.init({ dsn: '${dsn}' });`,
+      };
     case 'react-native':
-      return { install: 'npm install @sentry/react-native', where: 'In App.js, before the app is registered:', code: `import * as Sentry from '@sentry/react-native';\n\nSentry.init({ dsn: '${dsn}' });` };
+      return {
+        install: 'npm install @sentry/react-native',
+        where: 'In App.js, before the app is registered:',
+        code: `import * as Sentry from '@sentry/react-native';\n\nSentry.init({ dsn: '${dsn}' });`,
+      };
     case 'electron':
-      return { install: 'npm install @sentry/electron', where: 'In the main process and in each renderer:', code: `import * as Sentry from '@sentry/electron/main';\n\nSentry.init({ dsn: '${dsn}' });` };
+      return {
+        install: 'npm install @sentry/electron',
+        where: 'In the main process and in each renderer:',
+        code: `import * as Sentry from '@sentry/electron/main';\n\nSentry.init({ dsn: '${dsn}' });`,
+      };
     case 'flutter':
       return {
         install: 'flutter pub add sentry_flutter',
@@ -51,7 +67,11 @@ export function sentrySetup({ type, dsn }: { type: AppType; dsn: string }): Sent
         code: `<meta-data android:name="io.sentry.dsn" android:value="${dsn}" />`,
       };
     case 'other':
-      return { where: 'Any Sentry SDK takes the DSN; in Python, for one:', install: 'pip install sentry-sdk', code: `import sentry_sdk\n\nsentry_sdk.init(dsn="${dsn}")` };
+      return {
+        where: 'Any Sentry SDK takes the DSN; in Python, for one:',
+        install: 'pip install sentry-sdk',
+        code: `import sentry_sdk\n\nsentry_sdk.init(dsn="${dsn}")`,
+      };
   }
 }
 

@@ -10,7 +10,15 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
 }
 
 /** The API's own message, and a way to try again: never a blank page. */
-export function ErrorState({ title = 'Something went wrong', message, onRetry }: { title?: string; message: string; onRetry?: () => void }) {
+export function ErrorState({
+  title = 'Something went wrong',
+  message,
+  onRetry,
+}: {
+  title?: string;
+  message: string;
+  onRetry?: () => void;
+}) {
   return (
     <div className="notice notice-error" role="alert">
       <p className="notice-title">{title}</p>

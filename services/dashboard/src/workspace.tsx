@@ -16,4 +16,5 @@ export function useWorkspace(): Workspace {
   return workspace;
 }
 
-export const appName = (apps: App[] | undefined, appKey: string) => apps?.find((app) => app.appKey === appKey)?.name ?? appKey;
+export const appName = (apps: App[] | undefined, appKey: string) =>
+  apps?.find((app) => app.appKey === appKey)?.name ?? appKey;

@@ -44,8 +44,18 @@ export async function startAlertBench(): Promise<AlertBench> {
     req.on('end', () => {
       const at = performance.now();
       try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; trigger: string; issue: { id: string } };
-        arrivals.push({ rule: Number(req.url?.split('/').at(-1)), deliveryId: body.id, trigger: body.trigger, issueId: body.issue.id, at });
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          id: string;
+          trigger: string;
+          issue: { id: string };
+        };
+        arrivals.push({
+          rule: Number(req.url?.split('/').at(-1)),
+          deliveryId: body.id,
+          trigger: body.trigger,
+          issueId: body.issue.id,
+          at,
+        });
       } catch {
         // Counted as nothing: the report shows what is missing.
       }
@@ -61,7 +71,10 @@ export async function startAlertBench(): Promise<AlertBench> {
 
   return {
     async createApp(origin) {
-      const { token } = await call(origin, 'POST', '/api/auth/register', { email: `bench-alerts-${Date.now()}-${process.pid}@example.com`, password: 'tools passphrase for collector' });
+      const { token } = await call(origin, 'POST', '/api/auth/register', {
+        email: `bench-alerts-${Date.now()}-${process.pid}@example.com`,
+        password: 'tools passphrase for collector',
+      });
       const { app } = await call(origin, 'POST', '/api/apps', { name: 'Bench shop', type: 'web' }, token);
       // 8 rules on new issues, 2 on spikes (100 events of an issue in 1 minute: the bench's hot issues reach it).
       for (let rule = 0; rule < RULES; rule++) {
@@ -72,7 +85,11 @@ export async function startAlertBench(): Promise<AlertBench> {
           'POST',
           `/api/apps/${app.appKey}/alerts`,
           spike
-            ? { trigger: 'spike', spike: { events: 100, minutes: 1 }, channel: { type: 'webhook', url: `${receiver}/hook/${rule}` } }
+            ? {
+                trigger: 'spike',
+                spike: { events: 100, minutes: 1 },
+                channel: { type: 'webhook', url: `${receiver}/hook/${rule}` },
+              }
             : { trigger: 'new_issue', channel: { type: 'webhook', url: `${receiver}/hook/${rule}` } },
           token,
         );
@@ -91,15 +108,31 @@ export async function startAlertBench(): Promise<AlertBench> {
           const fingerprint = `BenchProbe:p${process.pid}x${sequence}`;
           const body = JSON.stringify({
             appKey,
-            events: [{ eventId: `evt_probe_${process.pid}_${sequence}`, type: 'error', timestamp: Date.now(), errorType: 'BenchProbe', message: `probe ${sequence}`, fingerprint }],
+            events: [
+              {
+                eventId: `evt_probe_${process.pid}_${sequence}`,
+                type: 'error',
+                timestamp: Date.now(),
+                errorType: 'BenchProbe',
+                message: `probe ${sequence}`,
+                fingerprint,
+              },
+            ],
           });
-          const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-            res.resume();
-            res.on('end', () => {
-              if (res.statusCode === 200) probes.set(`${appKey}:${fingerprint}`, performance.now());
-              resolve();
-            });
-          });
+          const req = request(
+            url,
+            {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+            },
+            (res) => {
+              res.resume();
+              res.on('end', () => {
+                if (res.statusCode === 200) probes.set(`${appKey}:${fingerprint}`, performance.now());
+                resolve();
+              });
+            },
+          );
           req.on('error', () => resolve());
           req.end(body);
         });
@@ -120,20 +153,33 @@ export async function startAlertBench(): Promise<AlertBench> {
 
     async report(timeoutMs = 60_000) {
       if (!owner) throw new Error('report before createApp');
-      const { totals } = await call(owner.origin, 'GET', `/api/overview?appKey=${owner.appKey}`, undefined, owner.token);
+      const { totals } = await call(
+        owner.origin,
+        'GET',
+        `/api/overview?appKey=${owner.appKey}`,
+        undefined,
+        owner.token,
+      );
       const issues = totals.issues as number;
       const expected = issues * newIssueRules;
-      const pairs = () => new Set(arrivals.filter((each) => each.trigger === 'new_issue').map((each) => `${each.rule} ${each.issueId}`));
+      const pairs = () =>
+        new Set(arrivals.filter((each) => each.trigger === 'new_issue').map((each) => `${each.rule} ${each.issueId}`));
       const deadline = Date.now() + timeoutMs;
       while (pairs().size < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
       const newIssue = arrivals.filter((each) => each.trigger === 'new_issue');
       const distinctDeliveries = new Set(newIssue.map((each) => each.deliveryId)).size;
       const latencies: number[] = [];
       for (const [issueId, answeredAt] of probes) {
-        for (const arrival of newIssue.filter((each) => each.issueId === issueId)) latencies.push(arrival.at - answeredAt);
+        for (const arrival of newIssue.filter((each) => each.issueId === issueId))
+          latencies.push(arrival.at - answeredAt);
       }
       latencies.sort((a, b) => a - b);
-      const pct = (p: number) => (latencies.length ? (latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] as number).toFixed(0) : '-');
+      const pct = (p: number) =>
+        latencies.length
+          ? (latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] as number).toFixed(
+              0,
+            )
+          : '-';
       const spikes = arrivals.filter((each) => each.trigger === 'spike');
       const ok = pairs().size === expected && distinctDeliveries === newIssue.length;
       return {

@@ -28,7 +28,9 @@ export function toRows(events: RawEvent[]): string {
   for (let i = 0; i < events.length; i++) {
     const event = events[i] as RawEvent;
     const errorType = event.errorType ?? event.type;
-    const message = event.message ?? `${event.request?.method} ${event.request?.url?.split('?', 1)[0]} failed with ${event.request?.status}`;
+    const message =
+      event.message ??
+      `${event.request?.method} ${event.request?.url?.split('?', 1)[0]} failed with ${event.request?.status}`;
     rows[i] = {
       event_id: event.eventId,
       fingerprint: `${errorType}:${fnv(message.replace(/[0-9]+/g, ''))}`,

@@ -6,8 +6,8 @@
 //   PORT=... HOST=127.0.0.1 APP_KEY=... (DATABASE_URL=postgres://... [POOL_SIZE=10] | DATA_DIR=/tmp/...) node --import tsx src/baseline.ts
 // The schema is the collector's own (its migrations), so both servers write the same tables and indexes.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { PGlite } from '@electric-sql/pglite';
 import { migrateToLatest, openDatabase } from '@collector/db';
+import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { type RawEvent, toRows } from './baseline-columns';
 
@@ -63,8 +63,14 @@ async function openStore(appKey: string): Promise<{ query: Query; close(): Promi
     close = () => db.close();
   }
   const now = Date.now();
-  await query(`INSERT INTO users (id, email, password_hash, created_at) VALUES ('usr_baseline', 'baseline@bench.invalid', '-', $1) ON CONFLICT DO NOTHING`, [now]);
-  await query(`INSERT INTO apps (app_key, user_id, name, type, created_at, public_key) VALUES ($1, 'usr_baseline', 'baseline', 'web', $2, md5($1)) ON CONFLICT DO NOTHING`, [appKey, now]);
+  await query(
+    `INSERT INTO users (id, email, password_hash, created_at) VALUES ('usr_baseline', 'baseline@bench.invalid', '-', $1) ON CONFLICT DO NOTHING`,
+    [now],
+  );
+  await query(
+    `INSERT INTO apps (app_key, user_id, name, type, created_at, public_key) VALUES ($1, 'usr_baseline', 'baseline', 'web', $2, md5($1)) ON CONFLICT DO NOTHING`,
+    [appKey, now],
+  );
   await query(`INSERT INTO app_totals (app_key) VALUES ($1) ON CONFLICT DO NOTHING`, [appKey]);
   return { query, close };
 }
@@ -89,7 +95,11 @@ async function main() {
       return send(res, 400, { error: { code: 'INVALID_JSON', message: 'body is not JSON' } });
     }
     const receivedAt = Date.now();
-    const { rows } = await store.query(INSERT_BATCH, [batch.appKey, receivedAt, toRows(batch.events)], 'baseline_insert');
+    const { rows } = await store.query(
+      INSERT_BATCH,
+      [batch.appKey, receivedAt, toRows(batch.events)],
+      'baseline_insert',
+    );
     const stored = (rows[0]?.stored as number) ?? 0;
     send(res, 200, { accepted: batch.events.length, duplicates: batch.events.length - stored, rejected: [] });
   };
@@ -110,7 +120,10 @@ async function main() {
 
   const stop = () => {
     server.close(() => {
-      store.close().then(() => process.exit(0), () => process.exit(1));
+      store.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
     });
     server.closeIdleConnections();
   };

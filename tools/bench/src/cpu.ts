@@ -67,7 +67,9 @@ const timeBaseline = () =>
   });
 
 const fmt = (us: number) => (us / events).toFixed(1).padStart(7);
-console.log(`${batchCount} batches of ${source.batchSize} events (~${source.averageEventBytes} B each), ${rounds} rounds; µs per event, best round (GC included)`);
+console.log(
+  `${batchCount} batches of ${source.batchSize} events (~${source.averageEventBytes} B each), ${rounds} rounds; µs per event, best round (GC included)`,
+);
 const best = (runs: number[][]) => runs[0]?.map((_, i) => Math.min(...runs.map((run) => run[i] ?? Infinity))) ?? [];
 const collectorRuns: number[][] = [];
 const baselineRuns: number[][] = [];

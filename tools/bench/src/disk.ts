@@ -12,7 +12,14 @@
 // naptime) has the whole day to reclaim what the write path's updates and the retention run's deletes leave behind.
 import { type DatabaseHandle, EventWriter, migrateDatabase, openDatabase, runRetention, sql } from '@collector/db';
 import { judgeEvent, type StoredEvent } from '@collector/domain';
-import { type Child, type Cleanup, createAccountWithApps, createEventSource, type EventSource, startCollector } from '@collector/tool-kit';
+import {
+  type Child,
+  type Cleanup,
+  createAccountWithApps,
+  createEventSource,
+  type EventSource,
+  startCollector,
+} from '@collector/tool-kit';
 import pg from 'pg';
 
 const HOUR = 3_600_000;
@@ -50,23 +57,42 @@ async function freshDatabase(admin: pg.Client, options: DiskBenchOptions, label:
   return url.href;
 }
 
-async function collectorOn(options: DiskBenchOptions, databaseUrl: string, env: Record<string, string> = {}): Promise<Child> {
+async function collectorOn(
+  options: DiskBenchOptions,
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<Child> {
   // info: the retention run's report is a log line (part 3 waits for it).
-  const child = await startCollector({ repoRoot: options.repoRoot, env: { DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', ...env } });
+  const child = await startCollector({
+    repoRoot: options.repoRoot,
+    env: { DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', ...env },
+  });
   options.cleanups.push(() => child.stop());
   return child;
 }
 
 /** Sends `total` events in 50-event batches over `connections` concurrent loops; resolves when all are accepted. */
-async function load(origin: string, appKey: string, source: EventSource, total: number, timestamp?: () => number, connections = 16): Promise<void> {
+async function load(
+  origin: string,
+  appKey: string,
+  source: EventSource,
+  total: number,
+  timestamp?: () => number,
+  connections = 16,
+): Promise<void> {
   let sent = 0;
   let last = Date.now();
   const loop = async () => {
     while (sent < total) {
       sent += source.batchSize;
-      const response = await fetch(`${origin}/api/events/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: source.batch(appKey, { timestamp }) });
+      const response = await fetch(`${origin}/api/events/batch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: source.batch(appKey, { timestamp }),
+      });
       const body = (await response.json()) as { accepted?: number };
-      if (response.status !== 200 || body.accepted !== source.batchSize) throw new Error(`load: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+      if (response.status !== 200 || body.accepted !== source.batchSize)
+        throw new Error(`load: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
       if (Date.now() - last > 30_000) {
         last = Date.now();
         process.stderr.write(`  loaded ${sent.toLocaleString()} of ${total.toLocaleString()} events\n`);
@@ -93,12 +119,36 @@ async function sizes(client: pg.Client): Promise<Sizes> {
     left join pg_inherits p on p.inhrelid = c.oid
     where n.nspname = current_schema() and c.relkind = 'r' and c.relname not like 'kysely_%'
     group by 1 order by 1`);
-  const database = (await client.query<{ n: string }>('select pg_database_size(current_database())::text as n')).rows[0]?.n;
-  return { rows: rows.map((row) => ({ structure: row.structure, heap: Number(row.heap), toast: Number(row.toast), indexes: Number(row.indexes) })), database: Number(database) };
+  const database = (await client.query<{ n: string }>('select pg_database_size(current_database())::text as n')).rows[0]
+    ?.n;
+  return {
+    rows: rows.map((row) => ({
+      structure: row.structure,
+      heap: Number(row.heap),
+      toast: Number(row.toast),
+      indexes: Number(row.indexes),
+    })),
+    database: Number(database),
+  };
 }
 
-const ROLLUPS = new Set(['app_hourly', 'activity_hours', 'activity_by_prev_day', 'activity_by_hour', 'issue_hours', 'app_users', 'issue_users', 'owner_users', 'owner_totals', 'issues', 'app_totals', 'outcomes', 'issue_payload_trims']);
-const groupOf = (structure: string) => (structure === 'events' || structure === 'event_ids' ? structure : ROLLUPS.has(structure) ? 'rollups' : 'other');
+const ROLLUPS = new Set([
+  'app_hourly',
+  'activity_hours',
+  'activity_by_prev_day',
+  'activity_by_hour',
+  'issue_hours',
+  'app_users',
+  'issue_users',
+  'owner_users',
+  'owner_totals',
+  'issues',
+  'app_totals',
+  'outcomes',
+  'issue_payload_trims',
+]);
+const groupOf = (structure: string) =>
+  structure === 'events' || structure === 'event_ids' ? structure : ROLLUPS.has(structure) ? 'rollups' : 'other';
 
 async function bytesPerEvent(admin: pg.Client, options: DiskBenchOptions): Promise<string[]> {
   const url = await freshDatabase(admin, options, 'size');
@@ -137,10 +187,18 @@ async function bytesPerEvent(admin: pg.Client, options: DiskBenchOptions): Promi
       if (!group) continue;
       const sum = group.heap + group.toast + group.indexes;
       total += sum;
-      lines.push(`| ${name} | ${per(group.heap)} | ${per(group.toast)} | ${per(group.indexes)} | ${per(sum)} | ${perMillion(sum)} |`);
+      lines.push(
+        `| ${name} | ${per(group.heap)} | ${per(group.toast)} | ${per(group.indexes)} | ${per(sum)} | ${perMillion(sum)} |`,
+      );
     }
     lines.push(`| all tables | | | | ${per(total)} | ${perMillion(total)} |`);
-    lines.push('', `Rollups in detail (MiB): ${measured.rows.filter((row) => ROLLUPS.has(row.structure)).map((row) => `${row.structure} ${mib(row.heap + row.toast + row.indexes)}`).join(', ')}`);
+    lines.push(
+      '',
+      `Rollups in detail (MiB): ${measured.rows
+        .filter((row) => ROLLUPS.has(row.structure))
+        .map((row) => `${row.structure} ${mib(row.heap + row.toast + row.indexes)}`)
+        .join(', ')}`,
+    );
     lines.push(`Whole database: ${mib(measured.database)} MiB (catalogs and free space included).`);
     return lines;
   } finally {
@@ -153,14 +211,22 @@ async function simulatedDays(admin: pg.Client, options: DiskBenchOptions): Promi
   const url = await freshDatabase(admin, options, 'days');
   await migrateDatabase({ url });
   // Timeouts off: this process is the only client, and a day's retention run may take longer than a request may.
-  const database: DatabaseHandle = await openDatabase({ url, maxConnections: 4, timeouts: { statementMs: 0, queryMs: 0 } });
+  const database: DatabaseHandle = await openDatabase({
+    url,
+    maxConnections: 4,
+    timeouts: { statementMs: 0, queryMs: 0 },
+  });
   options.cleanups.push(() => database.close());
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   options.cleanups.push(() => client.end());
   const appKey = 'web_disk_bench';
-  await sql`insert into users (id, email, password_hash, created_at) values ('user_disk_bench', 'disk@bench.example', 'x', 0)`.execute(database.db);
-  await sql`insert into apps (app_key, user_id, name, type, created_at, public_key) values (${appKey}, 'user_disk_bench', 'Disk', 'web', 0, ${'d'.repeat(32)})`.execute(database.db);
+  await sql`insert into users (id, email, password_hash, created_at) values ('user_disk_bench', 'disk@bench.example', 'x', 0)`.execute(
+    database.db,
+  );
+  await sql`insert into apps (app_key, user_id, name, type, created_at, public_key) values (${appKey}, 'user_disk_bench', 'Disk', 'web', 0, ${'d'.repeat(32)})`.execute(
+    database.db,
+  );
   await sql`insert into app_totals (app_key) values (${appKey})`.execute(database.db);
   const writer = new EventWriter(database.db, { concurrency: 2 });
   const source = createEventSource({ seed: 7 });
@@ -180,7 +246,9 @@ async function simulatedDays(admin: pg.Client, options: DiskBenchOptions): Promi
       const writes: Promise<unknown>[] = [];
       for (let i = 0; i < batchesPerHour; i++) {
         const receivedAt = hourStart + Math.floor(((i + 1) / (batchesPerHour + 1)) * HOUR);
-        const body = JSON.parse(source.batch(appKey, { timestamp: () => receivedAt - Math.floor(Math.random() * 60_000) })) as { events: unknown[] };
+        const body = JSON.parse(
+          source.batch(appKey, { timestamp: () => receivedAt - Math.floor(Math.random() * 60_000) }),
+        ) as { events: unknown[] };
         const events: StoredEvent[] = [];
         for (const raw of body.events) {
           const verdict = judgeEvent(raw, { appKey, receivedAt });
@@ -194,15 +262,21 @@ async function simulatedDays(admin: pg.Client, options: DiskBenchOptions): Promi
     await runRetention(database.db, policy, now);
     await client.query('vacuum');
     const measured = await sizes(client);
-    const sumOf = (group: string) => measured.rows.filter((row) => groupOf(row.structure) === group).reduce((sum, row) => sum + row.heap + row.toast + row.indexes, 0);
+    const sumOf = (group: string) =>
+      measured.rows
+        .filter((row) => groupOf(row.structure) === group)
+        .reduce((sum, row) => sum + row.heap + row.toast + row.indexes, 0);
     const stored = Number((await client.query<{ n: string }>('select count(*)::text as n from events')).rows[0]?.n);
-    lines.push(`| ${day + 1} | ${stored.toLocaleString()} | ${mib(sumOf('events'))} | ${mib(sumOf('event_ids'))} | ${mib(sumOf('rollups'))} | ${mib(measured.database)} |`);
+    lines.push(
+      `| ${day + 1} | ${stored.toLocaleString()} | ${mib(sumOf('events'))} | ${mib(sumOf('event_ids'))} | ${mib(sumOf('rollups'))} | ${mib(measured.database)} |`,
+    );
     process.stderr.write(`  ${lines.at(-1)}\n`);
   }
   return lines;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
 
 /** Part 3: p99 of a paced load while a retention run deletes, and for as long after it, on the same collector. */
 async function p99DuringRetention(admin: pg.Client, options: DiskBenchOptions): Promise<string[]> {
@@ -215,7 +289,13 @@ async function p99DuringRetention(admin: pg.Client, options: DiskBenchOptions): 
   const now = Date.now();
   let n = 0;
   const span = 1.9 * DAY;
-  await load(collector.origin, appKey as string, source, options.deleteEvents, () => now - 6 * DAY + Math.floor(((n++ % options.deleteEvents) / options.deleteEvents) * span));
+  await load(
+    collector.origin,
+    appKey as string,
+    source,
+    options.deleteEvents,
+    () => now - 6 * DAY + Math.floor(((n++ % options.deleteEvents) / options.deleteEvents) * span),
+  );
   await collector.stop();
   const count = async () => {
     const client = new pg.Client({ connectionString: url });
@@ -250,20 +330,33 @@ async function p99DuringRetention(admin: pg.Client, options: DiskBenchOptions): 
       const failure = collector.output().find((entry) => entry.includes('"msg":"retention run failed'));
       if (failure) throw new Error(`the retention run failed: ${failure}`);
     }
-    if (runEnded !== undefined && performance.now() - runEnded > Math.max(options.seconds * 1000, runEnded - started)) break;
-    if (runEnded === undefined && performance.now() - started > 600_000) throw new Error('the retention run did not end within 10 minutes');
+    if (runEnded !== undefined && performance.now() - runEnded > Math.max(options.seconds * 1000, runEnded - started))
+      break;
+    if (runEnded === undefined && performance.now() - started > 600_000)
+      throw new Error('the retention run did not end within 10 minutes');
     inFlight.push(
-      fetch(`${collector.origin}/api/events/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: source.batch(appKey as string) }).then(async (response) => {
+      fetch(`${collector.origin}/api/events/batch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: source.batch(appKey as string),
+      }).then(async (response) => {
         await response.arrayBuffer();
         samples.push({ due, ms: performance.now() - due, status: response.status });
       }),
     );
   }
   await Promise.all(inFlight);
-  const deleted = storedBefore + samples.filter((sample) => sample.status === 200).length * source.batchSize - (await count());
+  const deleted =
+    storedBefore + samples.filter((sample) => sample.status === 200).length * source.batchSize - (await count());
   const ended = runEnded as number;
-  const during = samples.filter((sample) => sample.due < ended).map((sample) => sample.ms).sort((a, b) => a - b);
-  const after = samples.filter((sample) => sample.due >= ended).map((sample) => sample.ms).sort((a, b) => a - b);
+  const during = samples
+    .filter((sample) => sample.due < ended)
+    .map((sample) => sample.ms)
+    .sort((a, b) => a - b);
+  const after = samples
+    .filter((sample) => sample.due >= ended)
+    .map((sample) => sample.ms)
+    .sort((a, b) => a - b);
   const failed = samples.filter((sample) => sample.status !== 200).length;
   const parsed = JSON.parse(report || '{}') as Record<string, number>;
   const row = (label: string, values: number[]) =>

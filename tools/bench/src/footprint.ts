@@ -15,8 +15,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import {
+  cleanupOnExit,
+  createAccountWithApps,
+  createEventSource,
+  freePort,
+  machineBusyMs,
+  productionNodeArgs,
+} from '@collector/tool-kit';
 import pg from 'pg';
-import { cleanupOnExit, createAccountWithApps, createEventSource, freePort, machineBusyMs, productionNodeArgs } from '@collector/tool-kit';
 import { closedLoopRound, emptyTally } from './load';
 
 const { values: flags } = parseArgs({
@@ -46,7 +53,8 @@ interface Memory {
 function kindOf(pid: number): string {
   const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
   const first = cmdline[0] ?? '?';
-  if (first.startsWith('postgres:')) return /\b(127\.0\.0\.1|\[local\])/.test(first) ? 'postgres: backend' : first.replace(/\s+$/, '');
+  if (first.startsWith('postgres:'))
+    return /\b(127\.0\.0\.1|\[local\])/.test(first) ? 'postgres: backend' : first.replace(/\s+$/, '');
   return first.split('/').pop() ?? first;
 }
 
@@ -82,7 +90,11 @@ function memory(rootPid: number): Memory {
       processes++;
       const kind = kindOf(pid);
       const sum = byKind.get(kind) ?? { count: 0, rssMiB: 0, pssMiB: 0 };
-      byKind.set(kind, { count: sum.count + 1, rssMiB: sum.rssMiB + rssKiB / 1024, pssMiB: sum.pssMiB + pssKiB / 1024 });
+      byKind.set(kind, {
+        count: sum.count + 1,
+        rssMiB: sum.rssMiB + rssKiB / 1024,
+        pssMiB: sum.pssMiB + pssKiB / 1024,
+      });
     } catch {
       // gone meanwhile
     }
@@ -106,7 +118,13 @@ async function ready(origin: string, child: ChildProcess, output: string[]) {
 
 async function measure(backend: string) {
   const port = await freePort();
-  const env: Record<string, string> = { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', INGEST_RATE_LIMIT: '0', WORKERS: flags.workers as string };
+  const env: Record<string, string> = {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    INGEST_RATE_LIMIT: '0',
+    WORKERS: flags.workers as string,
+  };
   let database: string | undefined;
   if (backend === 'postgres') {
     database = `footprint_${Date.now()}`;
@@ -130,10 +148,18 @@ async function measure(backend: string) {
     env.DATA_DIR = join(folder, 'data');
     if (backend === 'pglite') env.EMBEDDED = 'pglite';
   }
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !['DATABASE_URL', 'DATA_DIR', 'EMBEDDED', 'PORT'].includes(key)));
-  const args = flags.tsx ? ['--import', 'tsx', 'services/collector/src/main.ts'] : [...productionNodeArgs(root), 'services/collector/dist/main.mjs'];
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !['DATABASE_URL', 'DATA_DIR', 'EMBEDDED', 'PORT'].includes(key)),
+  );
+  const args = flags.tsx
+    ? ['--import', 'tsx', 'services/collector/src/main.ts']
+    : [...productionNodeArgs(root), 'services/collector/dist/main.mjs'];
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...inherited, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output: string[] = [];
   child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
@@ -162,12 +188,24 @@ async function measure(backend: string) {
     seconds: Number(flags.seconds),
   });
   clearInterval(sampler);
-  const busyShare = (machineBusyMs() - busyBefore) / (round.seconds * 1000 * (Number(execFileSync('nproc', { encoding: 'utf8' })) || 1));
+  const busyShare =
+    (machineBusyMs() - busyBefore) /
+    (round.seconds * 1000 * (Number(execFileSync('nproc', { encoding: 'utf8' })) || 1));
   await cleanup();
-  return { backend, startMs, idle, peak, eventsPerSecond: round.eventsPerSecond, non2xx: round.non2xx, p99: round.p99, busyShare };
+  return {
+    backend,
+    startMs,
+    idle,
+    peak,
+    eventsPerSecond: round.eventsPerSecond,
+    non2xx: round.non2xx,
+    p99: round.p99,
+    busyShare,
+  };
 }
 
-if (!flags.tsx) execFileSync(process.execPath, ['services/collector/scripts/ensure-built.mjs'], { cwd: root, stdio: 'inherit' });
+if (!flags.tsx)
+  execFileSync(process.execPath, ['services/collector/scripts/ensure-built.mjs'], { cwd: root, stdio: 'inherit' });
 const rows = [];
 try {
   for (const backend of (flags.backends as string).split(',')) {
@@ -178,8 +216,12 @@ try {
   await cleanup();
 }
 const f = (n: number) => n.toFixed(0).padStart(6);
-console.log(`\n${flags.clients} clients for ${flags.seconds} s, ${flags.workers} worker(s), ${flags.tsx ? 'tsx' : 'production build'}`);
-console.log('backend   | start ms | idle procs  RSS MiB  PSS MiB | load peak RSS  PSS MiB | events/s | p99 ms | non-2xx | machine busy');
+console.log(
+  `\n${flags.clients} clients for ${flags.seconds} s, ${flags.workers} worker(s), ${flags.tsx ? 'tsx' : 'production build'}`,
+);
+console.log(
+  'backend   | start ms | idle procs  RSS MiB  PSS MiB | load peak RSS  PSS MiB | events/s | p99 ms | non-2xx | machine busy',
+);
 for (const row of rows) {
   console.log(
     `${row.backend.padEnd(9)} | ${f(row.startMs)}   | ${String(row.idle.processes).padStart(10)} ${f(row.idle.rssMiB)}   ${f(row.idle.pssMiB)}   | ${f(row.peak.rssMiB)}        ${f(row.peak.pssMiB)}    | ${f(row.eventsPerSecond)}   | ${f(row.p99)} | ${String(row.non2xx).padStart(7)} | ${(row.busyShare * 100).toFixed(0)}%`,
@@ -188,5 +230,7 @@ for (const row of rows) {
 console.log('\nat the peak RSS sample, by process (RSS / PSS MiB):');
 for (const row of rows) {
   const kinds = [...row.peak.byKind].sort((a, b) => b[1].rssMiB - a[1].rssMiB);
-  console.log(`${row.backend.padEnd(9)} ${kinds.map(([kind, m]) => `${kind}${m.count > 1 ? ` x${m.count}` : ''} ${m.rssMiB.toFixed(0)}/${m.pssMiB.toFixed(0)}`).join(', ')}`);
+  console.log(
+    `${row.backend.padEnd(9)} ${kinds.map(([kind, m]) => `${kind}${m.count > 1 ? ` x${m.count}` : ''} ${m.rssMiB.toFixed(0)}/${m.pssMiB.toFixed(0)}`).join(', ')}`,
+  );
 }

@@ -1,8 +1,8 @@
 // Load: closed-loop rounds with autocannon (as fast as the server answers), and an open-loop paced round
 // (a fixed arrival rate, latency counted from each request's scheduled time) for "p99 at 80% of peak".
 import { Agent, request } from 'node:http';
-import autocannon from 'autocannon';
 import { type EventSource, percentile } from '@collector/tool-kit';
+import autocannon from 'autocannon';
 
 export interface Target {
   name: string;
@@ -25,7 +25,17 @@ export interface Tally {
   samples: string[];
 }
 
-export const emptyTally = (): Tally => ({ requests: 0, ok: 0, non2xx: 0, accepted: 0, duplicates: 0, rejected: 0, shortBatches: 0, statuses: {}, samples: [] });
+export const emptyTally = (): Tally => ({
+  requests: 0,
+  ok: 0,
+  non2xx: 0,
+  accepted: 0,
+  duplicates: 0,
+  rejected: 0,
+  shortBatches: 0,
+  statuses: {},
+  samples: [],
+});
 
 function record(tally: Tally, status: number, body: string, batchSize: number) {
   tally.requests++;
@@ -111,12 +121,15 @@ export async function closedLoopRound(target: Target, source: EventSource, tally
       },
       (error, result) => (error ? reject(error) : resolve(result)),
     );
-    (instance as NodeJS.EventEmitter).on('response', (client: CannonClient, _status: number, _bytes: number, responseTime: number) => {
-      const now = performance.now();
-      lastAnswer = now;
-      latencies.push(responseTime);
-      if (now >= deadline) client.responseMax = client.reqsMade;
-    });
+    (instance as NodeJS.EventEmitter).on(
+      'response',
+      (client: CannonClient, _status: number, _bytes: number, responseTime: number) => {
+        const now = performance.now();
+        lastAnswer = now;
+        latencies.push(responseTime);
+        if (now >= deadline) client.responseMax = client.reqsMade;
+      },
+    );
   });
   return roundFigures(tally, before, latencies, (lastAnswer - started) / 1000, result.errors);
 }
@@ -142,7 +155,12 @@ function roundFigures(tally: Tally, before: Tally, latencies: number[], seconds:
  * A fixed arrival rate (`requestsPerSecond`, evenly spaced) over at most `connections` sockets. Latency is measured
  * from when a request was due, not when a socket was free, so queueing inside the client counts (no coordinated omission).
  */
-export async function pacedRound(target: Target, source: EventSource, tally: Tally, options: RoundOptions & { requestsPerSecond: number }) {
+export async function pacedRound(
+  target: Target,
+  source: EventSource,
+  tally: Tally,
+  options: RoundOptions & { requestsPerSecond: number },
+) {
   const before = { ...tally };
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
   const url = new URL('/api/events/batch', target.origin);
@@ -166,7 +184,12 @@ export async function pacedRound(target: Target, source: EventSource, tally: Tal
     };
     const req = request(
       url,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, timeout: (options.timeoutSeconds ?? 30) * 1000 },
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        timeout: (options.timeoutSeconds ?? 30) * 1000,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));

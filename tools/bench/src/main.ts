@@ -20,7 +20,6 @@ import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 import { startEmbeddedPostgres } from '@collector/db';
 import {
   type Child,
@@ -38,11 +37,12 @@ import {
   startCollector,
   watchMemory,
 } from '@collector/tool-kit';
+import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { type AlertBench, startAlertBench } from './alerts';
+import { runDiskBench } from './disk';
 import { closedLoopRound, emptyTally, pacedRound, type Tally, type Target } from './load';
 import { busyMs, summarizeProfile } from './profile';
-import { runDiskBench } from './disk';
 import { runQueryBench } from './queries';
 import { createSentryApp, emptySentryTally, type SentryKind, sentryEventSource, sentryRound } from './sentry';
 
@@ -138,7 +138,10 @@ const COUNT_SQL = {
   totals: 'select coalesce(sum(events), 0)::int8::text as n, count(*)::int as apps from app_totals',
 };
 
-async function countWith(query: (text: string) => Promise<Record<string, unknown>[]>, withTotals: boolean): Promise<Counts> {
+async function countWith(
+  query: (text: string) => Promise<Record<string, unknown>[]>,
+  withTotals: boolean,
+): Promise<Counts> {
   const [events] = await query(COUNT_SQL.events);
   const [issues] = await query(COUNT_SQL.issues);
   const [totals] = await query(COUNT_SQL.totals);
@@ -156,7 +159,9 @@ async function postgresDatabases(which: Which[]) {
   await admin.connect();
   const version = (await admin.query<{ server_version: string }>('show server_version')).rows[0]?.server_version;
   const stamp = `${Date.now().toString(36)}_${process.pid}`;
-  const names: Partial<Record<Which, string>> = Object.fromEntries(which.map((role) => [role, `bench_${role}_${stamp}`]));
+  const names: Partial<Record<Which, string>> = Object.fromEntries(
+    which.map((role) => [role, `bench_${role}_${stamp}`]),
+  );
   const urlOf = (db: string) => {
     const url = new URL(adminUrl.href);
     url.pathname = `/${db}`;
@@ -285,7 +290,10 @@ async function pgliteStore(): Promise<Store> {
     count: async (which) => {
       const db = await PGlite.create(dirs[which]);
       try {
-        return await countWith(async (text) => (await db.query<Record<string, unknown>>(text)).rows, which === 'collector');
+        return await countWith(
+          async (text) => (await db.query<Record<string, unknown>>(text)).rows,
+          which === 'collector',
+        );
       } finally {
         await db.close();
       }
@@ -293,14 +301,21 @@ async function pgliteStore(): Promise<Store> {
   };
 }
 
-const stores: Record<Mode, () => Promise<Store>> = { postgres: postgresStore, embedded: embeddedStore, pglite: pgliteStore };
+const stores: Record<Mode, () => Promise<Store>> = {
+  postgres: postgresStore,
+  embedded: embeddedStore,
+  pglite: pgliteStore,
+};
 
 // ---------------------------------------------------------------- servers
 
 async function startServers(store: Store, profileDir: string | undefined, alerts: AlertBench | undefined) {
   const baselinePort = await freePort();
   const extraArgs = (flags['node-args'] as string).split(/\s+/).filter(Boolean);
-  const profileArgs = (name: string) => [...extraArgs, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : [])];
+  const profileArgs = (name: string) => [
+    ...extraArgs,
+    ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : []),
+  ];
   const collectorArgs = (flags['collector-node-args'] as string).split(/\s+/).filter(Boolean);
   const bareAppKey = 'app_baseline_bench';
   const [collector, baseline] = await Promise.all([
@@ -321,18 +336,29 @@ async function startServers(store: Store, profileDir: string | undefined, alerts
           env: { ...store.baselineEnv, PORT: String(baselinePort), HOST: '127.0.0.1', APP_KEY: bareAppKey },
         }),
   ]);
-  cleanups.push(() => collector.stop(), () => baseline.stop());
+  cleanups.push(
+    () => collector.stop(),
+    () => baseline.stop(),
+  );
 
   // An account and an app through the collector's own API: the app's key is what the SDK traffic carries.
-  const [appKey] = alerts ? [await alerts.createApp(collector.origin)] : await createAccountWithApps(collector.origin, ['Bench shop']);
-  const [baselineAppKey] = store.baselineIsCollector ? await createAccountWithApps(baseline.origin, ['Bench shop']) : [bareAppKey];
+  const [appKey] = alerts
+    ? [await alerts.createApp(collector.origin)]
+    : await createAccountWithApps(collector.origin, ['Bench shop']);
+  const [baselineAppKey] = store.baselineIsCollector
+    ? await createAccountWithApps(baseline.origin, ['Bench shop'])
+    : [bareAppKey];
 
   return {
     collector,
     baseline,
     targets: {
       collector: { name: store.names.collector, origin: collector.origin, appKey: appKey as string } satisfies Target,
-      baseline: { name: store.names.baseline, origin: baseline.origin, appKey: baselineAppKey as string } satisfies Target,
+      baseline: {
+        name: store.names.baseline,
+        origin: baseline.origin,
+        appKey: baselineAppKey as string,
+      } satisfies Target,
     },
   };
 }
@@ -374,7 +400,11 @@ async function runMode(backend: Mode) {
   const rows: Row[] = [];
   const ncpu = cpus().length;
 
-  const measure = async (label: string, which: 'collector' | 'baseline', run: () => ReturnType<typeof closedLoopRound>) => {
+  const measure = async (
+    label: string,
+    which: 'collector' | 'baseline',
+    run: () => ReturnType<typeof closedLoopRound>,
+  ) => {
     const pid = children[which]?.pid as number;
     const before = {
       server: processCpuMs(pid),
@@ -442,7 +472,11 @@ async function runMode(backend: Mode) {
   if (!flags['skip-paced'] && peak.eventsPerSecond > 0) {
     pacedRate = (options.pacedShare * peak.eventsPerSecond) / source.batchSize;
     paced = await measure(`paced ${Math.round(options.pacedShare * 100)}%`, 'collector', () =>
-      pacedRound(targets.collector, source, tallies.collector as Tally, { connections: options.connections, seconds: options.seconds, requestsPerSecond: pacedRate }),
+      pacedRound(targets.collector, source, tallies.collector as Tally, {
+        connections: options.connections,
+        seconds: options.seconds,
+        requestsPerSecond: pacedRate,
+      }),
     );
   }
 
@@ -460,8 +494,12 @@ async function runMode(backend: Mode) {
   const out: string[] = [];
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   out.push('');
-  out.push(`== ingestion, ${{ postgres: 'PostgreSQL backend', embedded: 'the embedded default against PostgreSQL', pglite: 'PGlite backend' }[backend]} ==`);
-  out.push(`machine: ${ncpu} x ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, node ${process.version}; ${store.describe}`);
+  out.push(
+    `== ingestion, ${{ postgres: 'PostgreSQL backend', embedded: 'the embedded default against PostgreSQL', pglite: 'PGlite backend' }[backend]} ==`,
+  );
+  out.push(
+    `machine: ${ncpu} x ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, node ${process.version}; ${store.describe}`,
+  );
   out.push(
     `load: autocannon ${options.connections} connections, ${source.batchSize}-event batches of ~${source.averageEventBytes} B events ` +
       `(~${Math.round((source.batchSize * source.averageEventBytes) / 1024)} KiB/request), unique eventIds, ~200 fingerprints, 3,000 users; ` +
@@ -474,10 +512,13 @@ async function runMode(backend: Mode) {
   );
   if (flags['node-args']) out.push(`NOTE: both servers run with node ${flags['node-args']}`);
   if (flags['collector-node-args']) out.push(`NOTE: the collector runs with node ${flags['collector-node-args']}`);
-  if (flags.profile) out.push('NOTE: --profile is on: both servers run under --cpu-prof, figures are lower than without it');
+  if (flags.profile)
+    out.push('NOTE: --profile is on: both servers run under --cpu-prof, figures are lower than without it');
   out.push('');
-  out.push(`${'round'.padEnd(11)}${'server'.padEnd(10)}${pad('events/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('max ms', 8)}${pad('non-2xx', 8)}${pad('errors', 7)}` +
-    `   cpu µs/event: ${pad('server', 6)}${pad('postgres', 9)}${pad('loadgen', 8)}   machine: ${pad('ours', 4)}${pad('other', 6)}`);
+  out.push(
+    `${'round'.padEnd(11)}${'server'.padEnd(10)}${pad('events/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('max ms', 8)}${pad('non-2xx', 8)}${pad('errors', 7)}` +
+      `   cpu µs/event: ${pad('server', 6)}${pad('postgres', 9)}${pad('loadgen', 8)}   machine: ${pad('ours', 4)}${pad('other', 6)}`,
+  );
   for (const row of rows) {
     out.push(
       `${row.label.padEnd(11)}${names[row.target as Which].padEnd(10)}${pad(fmt(row.eventsPerSecond), 9)}${pad(fmt(row.p50, 1), 8)}${pad(fmt(row.p99, 1), 8)}${pad(fmt(row.max), 8)}` +
@@ -486,18 +527,27 @@ async function runMode(backend: Mode) {
   }
   const noisy = rows.filter((row) => row.cpu.other > 10);
   if (noisy.length > 0) {
-    out.push(`WARNING: other processes used more than 10% of the machine in ${noisy.length} round(s) (column "other"): those figures are noisy; run again on a quiet machine`);
+    out.push(
+      `WARNING: other processes used more than 10% of the machine in ${noisy.length} round(s) (column "other"): those figures are noisy; run again on a quiet machine`,
+    );
   }
   if (rows.some((row) => row.sessions)) {
     out.push('');
-    out.push(`database sessions during each round (average number of the server's ${options.pool} connections in each state; "running" = on CPU or not waiting):`);
-    for (const row of rows) out.push(`${row.label.padEnd(11)}${names[row.target as Which].padEnd(10)}${row.sessions || '-'}`);
+    out.push(
+      `database sessions during each round (average number of the server's ${options.pool} connections in each state; "running" = on CPU or not waiting):`,
+    );
+    for (const row of rows)
+      out.push(`${row.label.padEnd(11)}${names[row.target as Which].padEnd(10)}${row.sessions || '-'}`);
   }
   out.push('');
   const base = summary('baseline');
   const ratio = peak.eventsPerSecond / base.eventsPerSecond;
-  out.push(`${names.baseline.padEnd(10)} ${fmt(base.eventsPerSecond)} events/s   p50 ${fmt(base.p50, 1)} ms (mean of rounds)   p99 ${fmt(base.p99, 1)} ms (worst round)`);
-  out.push(`${names.collector.padEnd(10)} ${fmt(peak.eventsPerSecond)} events/s   p50 ${fmt(peak.p50, 1)} ms (mean of rounds)   p99 ${fmt(peak.p99, 1)} ms (worst round)`);
+  out.push(
+    `${names.baseline.padEnd(10)} ${fmt(base.eventsPerSecond)} events/s   p50 ${fmt(base.p50, 1)} ms (mean of rounds)   p99 ${fmt(base.p99, 1)} ms (worst round)`,
+  );
+  out.push(
+    `${names.collector.padEnd(10)} ${fmt(peak.eventsPerSecond)} events/s   p50 ${fmt(peak.p50, 1)} ms (mean of rounds)   p99 ${fmt(peak.p99, 1)} ms (worst round)`,
+  );
   out.push(`ratio ${names.collector}/${names.baseline}: ${ratio.toFixed(2)}x`);
   if (paced) {
     out.push(
@@ -509,8 +559,12 @@ async function runMode(backend: Mode) {
     `peak RSS: ${names.collector} ${fmt(MB(mem.collector.peak))} MB (VmHWM; highest sampled VmRSS ${fmt(MB(mem.collector.maxRss))} MB), ` +
       `${names.baseline} ${fmt(MB(mem.baseline.peak))} MB (the Node process; the embedded server's processes: footprint)`,
   );
-  if (collector.lines() > 0) out.push(`${names.collector} printed ${collector.lines()} log line(s) at LOG_LEVEL=warn; last: ${collector.output().slice(-3).join(' | ')}`);
-  if (baseline.lines() > 0) out.push(`${names.baseline} printed ${baseline.lines()} line(s); last: ${baseline.output().slice(-3).join(' | ')}`);
+  if (collector.lines() > 0)
+    out.push(
+      `${names.collector} printed ${collector.lines()} log line(s) at LOG_LEVEL=warn; last: ${collector.output().slice(-3).join(' | ')}`,
+    );
+  if (baseline.lines() > 0)
+    out.push(`${names.baseline} printed ${baseline.lines()} line(s); last: ${baseline.output().slice(-3).join(' | ')}`);
 
   out.push('');
   out.push('integrity (every response parsed; stored rows counted after the servers stopped):');
@@ -518,10 +572,15 @@ async function runMode(backend: Mode) {
   for (const which of ['baseline', 'collector'] as const) {
     const tally = tallies[which] as Tally;
     const count = counts[which];
-    const consistent = count.events === tally.accepted && count.issueEvents === count.events && (count.totals === null || count.totals === count.events);
+    const consistent =
+      count.events === tally.accepted &&
+      count.issueEvents === count.events &&
+      (count.totals === null || count.totals === count.events);
     lossFree &&= consistent && tally.shortBatches === 0 && tally.non2xx === 0;
     out.push(
-      `  ${names[which].padEnd(10)} requests ${tally.requests} (${Object.entries(tally.statuses).map(([status, n]) => `${status}: ${n}`).join(', ')}), ` +
+      `  ${names[which].padEnd(10)} requests ${tally.requests} (${Object.entries(tally.statuses)
+        .map(([status, n]) => `${status}: ${n}`)
+        .join(', ')}), ` +
         `sum of accepted ${tally.accepted}, duplicates ${tally.duplicates}, rejected ${tally.rejected}, batches with accepted != ${source.batchSize}: ${tally.shortBatches}`,
     );
     out.push(
@@ -538,7 +597,11 @@ async function runMode(backend: Mode) {
     ratio >= 0.8,
     `${{ postgres: 'collector >= 0.8x the bare baseline', embedded: 'embedded default >= 0.8x the collector on PostgreSQL', pglite: 'collector >= 0.8x the bare PGlite baseline' }[backend]}: ${ratio.toFixed(2)}x`,
   );
-  if (paced) target(paced.p99 <= 250 && paced.non2xx === 0 && paced.errors === 0, `p99 <= 250 ms at ${Math.round(options.pacedShare * 100)}% of peak: ${fmt(paced.p99, 1)} ms`);
+  if (paced)
+    target(
+      paced.p99 <= 250 && paced.non2xx === 0 && paced.errors === 0,
+      `p99 <= 250 ms at ${Math.round(options.pacedShare * 100)}% of peak: ${fmt(paced.p99, 1)} ms`,
+    );
   target(lossFree, 'zero events lost, zero non-2xx answers');
   if (alertReport) {
     out.push('');
@@ -546,7 +609,8 @@ async function runMode(backend: Mode) {
     out.push(`  (the collector's sum of accepted above includes the ${probeEvents} probe events)`);
     target(alertReport.ok, 'every new issue alerted once per rule');
   }
-  if (backend === 'postgres') target(MB(mem.collector.peak) <= 300, `collector RSS <= 300 MB: ${fmt(MB(mem.collector.peak))} MB`);
+  if (backend === 'postgres')
+    target(MB(mem.collector.peak) <= 300, `collector RSS <= 300 MB: ${fmt(MB(mem.collector.peak))} MB`);
   out.push(`(${backend} run took ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 
   if (profileDir) {
@@ -574,7 +638,11 @@ async function runMode(backend: Mode) {
 async function runSentryMode(backend: 'postgres' | 'embedded') {
   const started = Date.now();
   const store = backend === 'postgres' ? await postgresStore() : await embeddedStore();
-  const collector = await startCollector({ repoRoot, nodeArgs: (flags['collector-node-args'] as string).split(/\s+/).filter(Boolean), env: store.collectorEnv });
+  const collector = await startCollector({
+    repoRoot,
+    nodeArgs: (flags['collector-node-args'] as string).split(/\s+/).filter(Boolean),
+    env: store.collectorEnv,
+  });
   cleanups.push(() => collector.stop());
   const app = await createSentryApp(collector.origin);
   const source = createEventSource();
@@ -582,7 +650,18 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
   const batchTarget: Target = { name: 'collector', origin: collector.origin, appKey: app.appKey };
   const batchTally = emptyTally();
   const sentryTally = emptySentryTally();
-  const rows: Array<{ label: string; kind: string; eventsPerSecond: number; p50: number; p99: number; non2xx: number; errors: number; accepted: number; seconds: number; serverUs: number }> = [];
+  const rows: Array<{
+    label: string;
+    kind: string;
+    eventsPerSecond: number;
+    p50: number;
+    p99: number;
+    non2xx: number;
+    errors: number;
+    accepted: number;
+    seconds: number;
+    serverUs: number;
+  }> = [];
   const round = async (label: string, kind: 'batch' | SentryKind, seconds: number) => {
     const cpuBefore = processCpuMs(collector.pid);
     const result =
@@ -593,7 +672,9 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
     rows.push({ label, kind, ...result, serverUs });
     process.stderr.write(`  ${label} ${kind}: ${fmt(result.eventsPerSecond)} events/s, p99 ${fmt(result.p99)} ms\n`);
   };
-  process.stderr.write(`sentry (${backend}): collector up in ${((Date.now() - started) / 1000).toFixed(1)} s; running\n`);
+  process.stderr.write(
+    `sentry (${backend}): collector up in ${((Date.now() - started) / 1000).toFixed(1)} s; running\n`,
+  );
   const kinds = ['batch', 'envelope', 'store'] as const;
   if (options.warmup > 0) for (const kind of kinds) await round('warm-up', kind, options.warmup);
   for (let n = 1; n <= options.rounds; n++) for (const kind of kinds) await round(`round ${n}`, kind, options.seconds);
@@ -601,16 +682,24 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
   const stored = await store.count('collector');
 
   const out: string[] = [''];
-  out.push(`== Sentry endpoints against the batch endpoint, ${backend === 'postgres' ? 'PostgreSQL backend' : 'the embedded default'} ==`);
-  out.push(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}; ${store.describe}`);
+  out.push(
+    `== Sentry endpoints against the batch endpoint, ${backend === 'postgres' ? 'PostgreSQL backend' : 'the embedded default'} ==`,
+  );
+  out.push(
+    `machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}; ${store.describe}`,
+  );
   out.push(
     `load: ${options.connections} connections; batch: ${source.batchSize} events a request; envelope: one @sentry/browser-shaped event a request; ` +
       `store: one event a request, gzipped, X-Sentry-Auth; ${options.rounds} x ${options.seconds} s rounds alternating after ${options.warmup} s warm-up each`,
   );
   out.push('');
-  out.push(`${'round'.padEnd(11)}${'endpoint'.padEnd(10)}${pad('events/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('non-2xx', 8)}${pad('errors', 7)}${pad('server µs/event', 17)}`);
+  out.push(
+    `${'round'.padEnd(11)}${'endpoint'.padEnd(10)}${pad('events/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('non-2xx', 8)}${pad('errors', 7)}${pad('server µs/event', 17)}`,
+  );
   for (const row of rows) {
-    out.push(`${row.label.padEnd(11)}${row.kind.padEnd(10)}${pad(fmt(row.eventsPerSecond), 9)}${pad(fmt(row.p50, 1), 8)}${pad(fmt(row.p99, 1), 8)}${pad(String(row.non2xx), 8)}${pad(String(row.errors), 7)}${pad(fmt(row.serverUs), 17)}`);
+    out.push(
+      `${row.label.padEnd(11)}${row.kind.padEnd(10)}${pad(fmt(row.eventsPerSecond), 9)}${pad(fmt(row.p50, 1), 8)}${pad(fmt(row.p99, 1), 8)}${pad(String(row.non2xx), 8)}${pad(String(row.errors), 7)}${pad(fmt(row.serverUs), 17)}`,
+    );
   }
   const rate = (kind: string) => {
     const list = rows.filter((row) => row.kind === kind && row.label.startsWith('round'));
@@ -623,11 +712,19 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
   for (const kind of ['envelope', 'store']) {
     const ratio = rate(kind) / batchRate;
     ok &&= ratio >= 0.8;
-    out.push(`  [${ratio >= 0.8 ? 'met' : 'NOT met'}] ${kind} >= 0.8x the batch endpoint per event: ${fmt(rate(kind))} vs ${fmt(batchRate)} events/s = ${ratio.toFixed(2)}x`);
+    out.push(
+      `  [${ratio >= 0.8 ? 'met' : 'NOT met'}] ${kind} >= 0.8x the batch endpoint per event: ${fmt(rate(kind))} vs ${fmt(batchRate)} events/s = ${ratio.toFixed(2)}x`,
+    );
   }
   const expected = batchTally.accepted + sentryTally.accepted;
-  const lossFree = stored.events === expected && stored.issueEvents === stored.events && batchTally.non2xx === 0 && sentryTally.non2xx === 0;
-  out.push(`  [${lossFree ? 'met' : 'NOT met'}] zero events lost, zero non-2xx: stored ${stored.events}, answered as stored ${expected} (batch ${batchTally.accepted}, Sentry ${sentryTally.accepted}), non-2xx ${batchTally.non2xx + sentryTally.non2xx}`);
+  const lossFree =
+    stored.events === expected &&
+    stored.issueEvents === stored.events &&
+    batchTally.non2xx === 0 &&
+    sentryTally.non2xx === 0;
+  out.push(
+    `  [${lossFree ? 'met' : 'NOT met'}] zero events lost, zero non-2xx: stored ${stored.events}, answered as stored ${expected} (batch ${batchTally.accepted}, Sentry ${sentryTally.accepted}), non-2xx ${batchTally.non2xx + sentryTally.non2xx}`,
+  );
   for (const sample of [...batchTally.samples, ...sentryTally.samples]) out.push(`  sample answer: ${sample}`);
   out.push(`(sentry ${backend} run took ${((Date.now() - started) / 1000).toFixed(0)} s)`);
   console.log(out.join('\n'));
@@ -643,13 +740,13 @@ const modes: (Mode | 'queries' | 'sentry' | 'disk')[] = flags.all
     ? ['sentry']
     : flags.disk
       ? ['disk']
-    : flags.queries
-    ? ['queries']
-    : flags.embedded
-      ? ['embedded']
-      : flags.pglite
-        ? ['pglite']
-        : ['postgres'];
+      : flags.queries
+        ? ['queries']
+        : flags.embedded
+          ? ['embedded']
+          : flags.pglite
+            ? ['pglite']
+            : ['postgres'];
 await exitAfter(async () => {
   let ok = true;
   for (const mode of modes) {
@@ -662,7 +759,15 @@ await exitAfter(async () => {
       await cleanup();
     } else if (mode === 'queries') {
       const reuse = flags['reuse-db'] ? { database: flags['reuse-db'], seedFile: flags['seed-file'] ?? '' } : undefined;
-      const result = await runQueryBench({ repoRoot, adminUrl, events: options.events, calls: options.calls, pool: options.pool, cleanups, reuse });
+      const result = await runQueryBench({
+        repoRoot,
+        adminUrl,
+        events: options.events,
+        calls: options.calls,
+        pool: options.pool,
+        cleanups,
+        reuse,
+      });
       console.log(result.lines.join('\n'));
       await cleanup();
       ok = result.ok && ok;

@@ -55,14 +55,26 @@ const SOCKET_WRITES = 'socket writes: writev etc. (kernel time)';
 const OWNERS: [string, (frame: Frame) => boolean][] = [
   ['pg, pg-protocol, pg-pool', (f) => /\/node_modules\/pg(-protocol|-pool|-types)?\//.test(f.url)],
   ['kysely: building and compiling queries', (f) => f.url.includes('/node_modules/kysely/')],
-  ['body-parser: reading, inflating, JSON.parse', (f) => /\/node_modules\/(body-parser|raw-body|iconv-lite)\//.test(f.url)],
-  ['tRPC + trpc-to-openapi (incl. their JSON work)', (f) => /\/node_modules\/(@trpc\/server|trpc-to-openapi)\//.test(f.url)],
+  [
+    'body-parser: reading, inflating, JSON.parse',
+    (f) => /\/node_modules\/(body-parser|raw-body|iconv-lite)\//.test(f.url),
+  ],
+  [
+    'tRPC + trpc-to-openapi (incl. their JSON work)',
+    (f) => /\/node_modules\/(@trpc\/server|trpc-to-openapi)\//.test(f.url),
+  ],
   ['express + router', (f) => /\/node_modules\/(express|router)\//.test(f.url)],
   ['zod', (f) => f.url.includes('/node_modules/zod/')],
-  ['@collector/db write path (ingest.ts: row mapping, JSON.stringify of payloads, sorts)', (f) => /\/packages\/db\/src\/ingest\.ts/.test(f.url)],
+  [
+    '@collector/db write path (ingest.ts: row mapping, JSON.stringify of payloads, sorts)',
+    (f) => /\/packages\/db\/src\/ingest\.ts/.test(f.url),
+  ],
   ['@collector/domain', (f) => /\/packages\/domain\//.test(f.url)],
   ['other workspace code (api, service, bench)', (f) => /\/(packages|services|tools)\//.test(f.url)],
-  ['node http/net/streams', (f) => /^node:(_http|http|net|stream|internal\/(http|net|streams|stream_base))/.test(f.url)],
+  [
+    'node http/net/streams',
+    (f) => /^node:(_http|http|net|stream|internal\/(http|net|streams|stream_base))/.test(f.url),
+  ],
 ];
 /** Event validation, wherever its time went (zod or domain code): named by the function on the stack. */
 const NAMED: [string, string][] = [
@@ -73,7 +85,12 @@ const NAMED: [string, string][] = [
 function stepOf(leaf: number, byId: Map<number, ProfileNode>, parent: Map<number, number>): string {
   const leafFrame = byId.get(leaf)?.callFrame;
   if (leafFrame?.functionName === '(garbage collector)') return '(gc)';
-  if (leafFrame && leafFrame.url === '' && /^(writev|writeBuffer|writeUtf8String|writeLatin1String)$/.test(leafFrame.functionName)) return SOCKET_WRITES;
+  if (
+    leafFrame &&
+    leafFrame.url === '' &&
+    /^(writev|writeBuffer|writeUtf8String|writeLatin1String)$/.test(leafFrame.functionName)
+  )
+    return SOCKET_WRITES;
   let owner: string | undefined;
   const names = new Set<string>();
   for (let id: number | undefined = leaf; id !== undefined; id = parent.get(id)) {
@@ -102,7 +119,9 @@ export function summarizeProfile(file: string, top = 15, events?: number): strin
     selfMs.set(id, (selfMs.get(id) ?? 0) + ms);
     totalMs += ms;
   });
-  const idleMs = [...selfMs].filter(([id]) => byId.get(id)?.callFrame.functionName === '(idle)').reduce((sum, [, ms]) => sum + ms, 0);
+  const idleMs = [...selfMs]
+    .filter(([id]) => byId.get(id)?.callFrame.functionName === '(idle)')
+    .reduce((sum, [, ms]) => sum + ms, 0);
   const busyMs = totalMs - idleMs;
 
   const byPackage = new Map<string, number>();
@@ -114,7 +133,9 @@ export function summarizeProfile(file: string, top = 15, events?: number): strin
     byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + ms);
     const { functionName, url, lineNumber, columnNumber } = node.callFrame;
     // Positions are in the code as tsx compiled it (no source maps), so line:column rather than line alone.
-    const where = url ? `${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(packages|services|tools)\//, '$1/')}:${lineNumber + 1}:${columnNumber + 1}` : '';
+    const where = url
+      ? `${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(packages|services|tools)\//, '$1/')}:${lineNumber + 1}:${columnNumber + 1}`
+      : '';
     const key = `${functionName || '(anonymous)'} ${where}`.trim();
     byFunction.set(key, (byFunction.get(key) ?? 0) + ms);
   }
@@ -126,7 +147,9 @@ export function summarizeProfile(file: string, top = 15, events?: number): strin
     bySteps.set(label, (bySteps.get(label) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
   });
 
-  const pct = (ms: number) => `${((100 * ms) / busyMs).toFixed(1).padStart(5)}%` + (events ? `${((ms * 1000) / events).toFixed(1).padStart(7)} µs/event` : '');
+  const pct = (ms: number) =>
+    `${((100 * ms) / busyMs).toFixed(1).padStart(5)}%` +
+    (events ? `${((ms * 1000) / events).toFixed(1).padStart(7)} µs/event` : '');
   const lines: string[] = [];
   lines.push(`profile ${file}`);
   lines.push(
@@ -134,10 +157,13 @@ export function summarizeProfile(file: string, top = 15, events?: number): strin
       (events ? `, µs/event over the ${events} events stored (start-up included)` : ''),
   );
   lines.push('  self time by package:');
-  for (const [pkg, ms] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`    ${pct(ms)}  ${pkg}`);
+  for (const [pkg, ms] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, top))
+    lines.push(`    ${pct(ms)}  ${pkg}`);
   lines.push('  top functions (self):');
   for (const [fn, ms] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`    ${pct(ms)}  ${fn}`);
-  lines.push('  by owner (each sample to the innermost library or workspace file on its stack; validation by function name):');
+  lines.push(
+    '  by owner (each sample to the innermost library or workspace file on its stack; validation by function name):',
+  );
   for (const [label, ms] of [...bySteps].sort((a, b) => b[1] - a[1])) lines.push(`    ${pct(ms)}  ${label}`);
   return lines.join('\n');
 }

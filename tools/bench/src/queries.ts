@@ -5,8 +5,17 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import {
+  type Child,
+  type Cleanup,
+  fmt,
+  machineBusyMs,
+  percentile,
+  postgresCpuMs,
+  processCpuMs,
+  startCollector,
+} from '@collector/tool-kit';
 import pg from 'pg';
-import { type Child, type Cleanup, fmt, machineBusyMs, percentile, postgresCpuMs, processCpuMs, startCollector } from '@collector/tool-kit';
 
 export interface QueryBenchOptions {
   repoRoot: string;
@@ -65,13 +74,24 @@ function cpuStallUs(): number {
 }
 
 /** GET with a keep-alive agent; resolves with the status, the body and the time to the last byte (ms). */
-function get(agent: Agent, origin: string, path: string, token: string): Promise<{ status: number; body: string; ms: number }> {
+function get(
+  agent: Agent,
+  origin: string,
+  path: string,
+  token: string,
+): Promise<{ status: number; body: string; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const req = request(new URL(path, origin), { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString('utf8'),
+          ms: performance.now() - started,
+        }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -84,10 +104,24 @@ async function runSeed(repoRoot: string, origin: string, events: number): Promis
   const dir = mkdtempSync(join(tmpdir(), 'collector-bench-seed-'));
   const out = join(dir, 'seed.json');
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'tools/seed/src/main.ts'), '--url', origin, '--events', String(events), '--out', out], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(repoRoot, 'tools/seed/src/main.ts'),
+        '--url',
+        origin,
+        '--events',
+        String(events),
+        '--out',
+        out,
+      ],
+      {
+        cwd: repoRoot,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let last = 0;
     child.stderr?.on('data', (chunk: Buffer) => {
       // Progress every 30 s is enough for a log.
@@ -124,7 +158,10 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
   url.pathname = `/${name}`;
 
   const start = async () => {
-    const child = await startCollector({ repoRoot: options.repoRoot, env: { DATABASE_URL: url.href, DATABASE_POOL_SIZE: String(options.pool) } });
+    const child = await startCollector({
+      repoRoot: options.repoRoot,
+      env: { DATABASE_URL: url.href, DATABASE_POOL_SIZE: String(options.pool) },
+    });
     options.cleanups.push(() => child.stop());
     return child;
   };
@@ -149,7 +186,9 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
   await db.query('vacuum (analyze)');
   const vacuumSeconds = (performance.now() - vacuumStarted) / 1000;
   const sizes = (
-    await db.query<{ events: string; size: string }>(`select (select count(*) from events)::text as events, pg_size_pretty(pg_database_size(current_database())) as size`)
+    await db.query<{ events: string; size: string }>(
+      `select (select count(*) from events)::text as events, pg_size_pretty(pg_database_size(current_database())) as size`,
+    )
   ).rows[0];
 
   // 3. A fresh collector process, as after a restart.
@@ -165,17 +204,32 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
   // The cursor of page 20 (50 issues a page), and the issue with the most events of the largest app.
   let cursor = '';
   for (let page = 1; page < 20; page++) {
-    const next = JSON.parse((await call(`/api/issues?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body).nextCursor as string | null;
+    const next = JSON.parse(
+      (await call(`/api/issues?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body,
+    ).nextCursor as string | null;
     if (!next) throw new Error(`only ${page} pages of issues`);
     cursor = next;
   }
-  const issue = (await db.query<{ fingerprint: string }>('select fingerprint from issues where app_key = $1 order by event_count desc limit 1', [largest.appKey])).rows[0];
+  const issue = (
+    await db.query<{ fingerprint: string }>(
+      'select fingerprint from issues where app_key = $1 order by event_count desc limit 1',
+      [largest.appKey],
+    )
+  ).rows[0];
   const issueId = `${largest.appKey}:${issue?.fingerprint}`;
   let eventsCursor = '';
   for (let page = 1; page < 5; page++) {
-    eventsCursor = JSON.parse((await call(`/api/issues?limit=50&sort=events${eventsCursor ? `&cursor=${encodeURIComponent(eventsCursor)}` : ''}`)).body).nextCursor as string;
+    eventsCursor = JSON.parse(
+      (
+        await call(
+          `/api/issues?limit=50&sort=events${eventsCursor ? `&cursor=${encodeURIComponent(eventsCursor)}` : ''}`,
+        )
+      ).body,
+    ).nextCursor as string;
   }
-  const release = (await db.query<{ value: string }>(`select value from issue_facets where facet = 'release' limit 1`)).rows[0]?.value ?? 'none';
+  const release =
+    (await db.query<{ value: string }>(`select value from issue_facets where facet = 'release' limit 1`)).rows[0]
+      ?.value ?? 'none';
   const lastWeek = (appKey?: string) => {
     const now = Date.now();
     return `/api/overview?${appKey ? `appKey=${appKey}&` : ''}from=${now - 7 * DAY}&to=${now}`;
@@ -185,22 +239,50 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
     { name: 'overview, all apps', target: 35, path: () => '/api/overview' },
     { name: 'overview, one app, last 7 days (from/to)', target: 10, path: () => lastWeek(largest.appKey) },
     { name: 'issues, first page (all apps, 50)', target: 10, path: () => '/api/issues?limit=50' },
-    { name: 'issues, page 20 (cursor)', target: 10, path: () => `/api/issues?limit=50&cursor=${encodeURIComponent(cursor)}` },
-    { name: "issue detail (largest issue, 50 events)", target: 10, path: () => `/api/issues/${encodeURIComponent(issueId)}` },
+    {
+      name: 'issues, page 20 (cursor)',
+      target: 10,
+      path: () => `/api/issues?limit=50&cursor=${encodeURIComponent(cursor)}`,
+    },
+    {
+      name: 'issue detail (largest issue, 50 events)',
+      target: 10,
+      path: () => `/api/issues/${encodeURIComponent(issueId)}`,
+    },
     // Beyond the issue's list, for the record: the dashboard's chart and the all-apps window.
     { name: 'overview, all apps, last 7 days', target: 35, path: () => lastWeek() },
-    { name: 'timeseries, one app, 30 days by day', target: 10, path: () => `/api/overview/timeseries?appKey=${largest.appKey}&bucket=day` },
+    {
+      name: 'timeseries, one app, 30 days by day',
+      target: 10,
+      path: () => `/api/overview/timeseries?appKey=${largest.appKey}&bucket=day`,
+    },
     // Triage: the dashboard's default list (unresolved), each sort, search and filter, and a later page of a sort.
     { name: 'issues, unresolved (all apps, 50)', target: 10, path: () => '/api/issues?limit=50&status=unresolved' },
     { name: 'issues, sort=events', target: 10, path: () => '/api/issues?limit=50&sort=events' },
     { name: 'issues, sort=users', target: 10, path: () => '/api/issues?limit=50&sort=users' },
     { name: 'issues, sort=firstSeen', target: 10, path: () => '/api/issues?limit=50&sort=firstSeen' },
-    { name: 'issues, sort=events, page 5 (cursor)', target: 10, path: () => `/api/issues?limit=50&sort=events&cursor=${encodeURIComponent(eventsCursor)}` },
+    {
+      name: 'issues, sort=events, page 5 (cursor)',
+      target: 10,
+      path: () => `/api/issues?limit=50&sort=events&cursor=${encodeURIComponent(eventsCursor)}`,
+    },
     { name: 'issues, q=undefined (search)', target: 10, path: () => '/api/issues?limit=50&q=undefined' },
     { name: 'issues, q=zzz (search, no match)', target: 10, path: () => '/api/issues?limit=50&q=zzz' },
-    { name: 'issues, type=request, one app', target: 10, path: () => `/api/issues?limit=50&type=request&appKey=${largest.appKey}` },
-    { name: 'issues, release + environment', target: 10, path: () => `/api/issues?limit=50&release=${encodeURIComponent(release)}&environment=production` },
-    { name: 'issues, unresolved + q + sort=events', target: 10, path: () => '/api/issues?limit=50&status=unresolved&q=items&sort=events' },
+    {
+      name: 'issues, type=request, one app',
+      target: 10,
+      path: () => `/api/issues?limit=50&type=request&appKey=${largest.appKey}`,
+    },
+    {
+      name: 'issues, release + environment',
+      target: 10,
+      path: () => `/api/issues?limit=50&release=${encodeURIComponent(release)}&environment=production`,
+    },
+    {
+      name: 'issues, unresolved + q + sort=events',
+      target: 10,
+      path: () => '/api/issues?limit=50&status=unresolved&q=items&sort=events',
+    },
   ];
 
   // 4. The answers first: the windowed totals must equal counting the events themselves.
@@ -208,7 +290,9 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
   const checks: string[] = [];
   for (const appKey of [largest.appKey, undefined]) {
     const from = now - 7 * DAY;
-    const got = JSON.parse((await call(`/api/overview?${appKey ? `appKey=${appKey}&` : ''}from=${from}&to=${now}`)).body).totals;
+    const got = JSON.parse(
+      (await call(`/api/overview?${appKey ? `appKey=${appKey}&` : ''}from=${from}&to=${now}`)).body,
+    ).totals;
     const { rows } = await db.query(
       `select count(*)::int as events, (count(*) filter (where type = 'error'))::int as errors, (count(*) filter (where type = 'request'))::int as "failedRequests",
               count(distinct anonymous_id)::int as "affectedUsers", count(distinct (app_key, fingerprint))::int as issues
@@ -216,7 +300,9 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
       [appKey ?? null, from, now],
     );
     const same = JSON.stringify(got) === JSON.stringify(rows[0]);
-    checks.push(`${appKey ? 'largest app' : 'all apps'} last 7 days ${same ? 'equal' : `DIFFER: api ${JSON.stringify(got)} events ${JSON.stringify(rows[0])}`}`);
+    checks.push(
+      `${appKey ? 'largest app' : 'all apps'} last 7 days ${same ? 'equal' : `DIFFER: api ${JSON.stringify(got)} events ${JSON.stringify(rows[0])}`}`,
+    );
   }
 
   // 5. Measure: a few warm-up calls, then `calls` sequential calls of each query, one connection.
@@ -240,12 +326,24 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
       bytes = reply.body.length;
     }
     times.sort((a, b) => a - b);
-    const row = { name: query.name, target: query.target, p50: percentile(times, 50, true), p95: percentile(times, 95, true), p99: percentile(times, 99, true), max: times.at(-1) ?? Number.NaN, bytes };
+    const row = {
+      name: query.name,
+      target: query.target,
+      p50: percentile(times, 50, true),
+      p95: percentile(times, 95, true),
+      p99: percentile(times, 99, true),
+      max: times.at(-1) ?? Number.NaN,
+      bytes,
+    };
     results.push(row);
     process.stderr.write(`  ${query.name}: p50 ${fmt(row.p50, 2)} ms, p95 ${fmt(row.p95, 2)} ms\n`);
   }
   const benchCpu = process.cpuUsage(cpuBefore.bench);
-  const oursMs = processCpuMs(collector.pid) - cpuBefore.collector + (postgresCpuMs() - cpuBefore.postgres) + (benchCpu.user + benchCpu.system) / 1000;
+  const oursMs =
+    processCpuMs(collector.pid) -
+    cpuBefore.collector +
+    (postgresCpuMs() - cpuBefore.postgres) +
+    (benchCpu.user + benchCpu.system) / 1000;
   const capacityMs = (performance.now() - cpuBefore.wall) * ncpu;
   const other = Math.max(0, (100 * (machineBusyMs() - cpuBefore.machine - oursMs)) / capacityMs);
   const stall = (100 * (cpuStallUs() - cpuBefore.stall)) / 1000 / (performance.now() - cpuBefore.wall);
@@ -255,7 +353,9 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
   const lines: string[] = [];
   lines.push('');
   lines.push('== dashboard queries, PostgreSQL backend ==');
-  lines.push(`machine: ${ncpu} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, node ${process.version}`);
+  lines.push(
+    `machine: ${ncpu} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, node ${process.version}`,
+  );
   lines.push(
     options.reuse
       ? `PostgreSQL ${version}; database ${name} SEEDED EARLIER (--reuse-db), kept: ${sizes?.events} events, ${sizes?.size}`
@@ -265,10 +365,14 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
     `seeded through the API (tools/seed: ${seeded.apps.length} apps of uneven size, the largest ${largest.events} events): ` +
       `${seeded.events} events in ${seeded.seconds.toFixed(0)} s (${Math.round(seeded.events / seeded.seconds)} events/s); then vacuum (analyze) in ${vacuumSeconds.toFixed(0)} s`,
   );
-  lines.push(`each query: 20 warm-up calls, then ${options.calls} sequential calls over one keep-alive connection, time to the last byte; collector restarted after seeding`);
+  lines.push(
+    `each query: 20 warm-up calls, then ${options.calls} sequential calls over one keep-alive connection, time to the last byte; collector restarted after seeding`,
+  );
   lines.push(`answers checked against counting the events: ${checks.join('; ')}`);
   lines.push('');
-  lines.push(`${'query'.padEnd(44)}${'p50 ms'.padStart(8)}${'p95 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'max ms'.padStart(8)}${'bytes'.padStart(8)}   target p95`);
+  lines.push(
+    `${'query'.padEnd(44)}${'p50 ms'.padStart(8)}${'p95 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'max ms'.padStart(8)}${'bytes'.padStart(8)}   target p95`,
+  );
   for (const row of results) {
     lines.push(
       `${row.name.padEnd(44)}${fmt(row.p50, 2).padStart(8)}${fmt(row.p95, 2).padStart(8)}${fmt(row.p99, 2).padStart(8)}${fmt(row.max, 1).padStart(8)}${String(row.bytes).padStart(8)}` +
@@ -278,7 +382,9 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
   lines.push(
     `machine during the measurements: ${fmt(other, 0)}% of its ${ncpu} CPUs used by other processes; ` +
       `a runnable task waited for a CPU ${fmt(stall, 0)}% of the time (PSI cpu "some")` +
-      (other > 10 || stall > 25 ? ' (busy, or CPUs taken by the host: figures are noisy; run again on a quiet machine)' : ''),
+      (other > 10 || stall > 25
+        ? ' (busy, or CPUs taken by the host: figures are noisy; run again on a quiet machine)'
+        : ''),
   );
   const ok = results.every((row) => row.p95 <= row.target) && checks.every((check) => !check.includes('DIFFER'));
   lines.push(`(queries run took ${((Date.now() - started) / 1000).toFixed(0)} s)`);

@@ -5,8 +5,8 @@
 //   store     POST /api/<project>/store/, one event a request, gzipped, with X-Sentry-Auth, as python sentry-sdk 1.x sends
 // Target (issue "Sentry SDKs report here unmodified"): envelope and store >= 0.8x the batch endpoint per event.
 import { gzipSync } from 'node:zlib';
-import autocannon from 'autocannon';
 import { createAccountWithAppRecords, type EventSource } from '@collector/tool-kit';
+import autocannon from 'autocannon';
 
 interface CollectorEvent {
   eventId: string;
@@ -29,7 +29,14 @@ function framesOf(stack: string | undefined) {
   const frames = [];
   for (const line of (stack ?? '').split('\n').slice(1)) {
     const match = /^\s*at (.*) \((.*):(\d+):(\d+)\)$/.exec(line);
-    if (match) frames.push({ function: match[1], filename: match[2], lineno: Number(match[3]), colno: Number(match[4]), in_app: !match[2]?.includes('vendor') });
+    if (match)
+      frames.push({
+        function: match[1],
+        filename: match[2],
+        lineno: Number(match[3]),
+        colno: Number(match[4]),
+        in_app: !match[2]?.includes('vendor'),
+      });
   }
   return frames.reverse();
 }
@@ -44,21 +51,48 @@ export function asSentryEvent(event: CollectorEvent): Record<string, unknown> {
     level: 'error',
     release: event.release,
     environment: event.environment,
-    sdk: { name: 'sentry.javascript.browser', version: '11.12.0', integrations: ['InboundFilters', 'FunctionToString', 'BrowserApiErrors', 'Breadcrumbs', 'GlobalHandlers', 'LinkedErrors', 'Dedupe', 'HttpContext', 'HttpClient'] },
+    sdk: {
+      name: 'sentry.javascript.browser',
+      version: '11.12.0',
+      integrations: [
+        'InboundFilters',
+        'FunctionToString',
+        'BrowserApiErrors',
+        'Breadcrumbs',
+        'GlobalHandlers',
+        'LinkedErrors',
+        'Dedupe',
+        'HttpContext',
+        'HttpClient',
+      ],
+    },
     user: event.anonymousId ? { id: event.anonymousId.slice(5) } : undefined,
     exception: {
       values: [
         {
           type: isRequest ? 'Error' : (event.errorType ?? 'Error'),
-          value: isRequest ? `HTTP Client Error with status code: ${event.request?.status ?? 0}` : (event.message ?? ''),
+          value: isRequest
+            ? `HTTP Client Error with status code: ${event.request?.status ?? 0}`
+            : (event.message ?? ''),
           stacktrace: { frames: framesOf(event.stack) },
-          mechanism: { type: isRequest ? 'auto.http.client.fetch' : 'auto.browser.global_handlers.onerror', handled: false },
+          mechanism: {
+            type: isRequest ? 'auto.http.client.fetch' : 'auto.browser.global_handlers.onerror',
+            handled: false,
+          },
         },
       ],
     },
-    request: isRequest ? { method: event.request?.method, url: event.request?.url, headers: { 'User-Agent': event.userAgent } } : { url: event.url, headers: { 'User-Agent': event.userAgent } },
-    contexts: { trace: { trace_id: '0'.repeat(32), span_id: '0'.repeat(16) }, ...(isRequest ? { response: { status_code: event.request?.status } } : {}) },
-    breadcrumbs: (event.breadcrumbs ?? []).map((crumb) => ({ ...crumb, timestamp: (crumb.timestamp ?? event.timestamp) / 1000 })),
+    request: isRequest
+      ? { method: event.request?.method, url: event.request?.url, headers: { 'User-Agent': event.userAgent } }
+      : { url: event.url, headers: { 'User-Agent': event.userAgent } },
+    contexts: {
+      trace: { trace_id: '0'.repeat(32), span_id: '0'.repeat(16) },
+      ...(isRequest ? { response: { status_code: event.request?.status } } : {}),
+    },
+    breadcrumbs: (event.breadcrumbs ?? []).map((crumb) => ({
+      ...crumb,
+      timestamp: (crumb.timestamp ?? event.timestamp) / 1000,
+    })),
   };
 }
 
@@ -66,7 +100,8 @@ export function asSentryEvent(event: CollectorEvent): Record<string, unknown> {
 export function sentryEventSource(source: EventSource) {
   let queue: Record<string, unknown>[] = [];
   return () => {
-    if (queue.length === 0) queue = (JSON.parse(source.batch('app_sentry')).events as CollectorEvent[]).map(asSentryEvent);
+    if (queue.length === 0)
+      queue = (JSON.parse(source.batch('app_sentry')).events as CollectorEvent[]).map(asSentryEvent);
     return queue.pop() as Record<string, unknown>;
   };
 }
@@ -95,7 +130,13 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** One request per event, as SDKs send: a closed loop over `connections`, every answer counted (as in load.ts). */
-export async function sentryRound(kind: SentryKind, target: SentryTarget, next: () => Record<string, unknown>, tally: SentryTally, options: { connections: number; seconds: number }) {
+export async function sentryRound(
+  kind: SentryKind,
+  target: SentryTarget,
+  next: () => Record<string, unknown>,
+  tally: SentryTally,
+  options: { connections: number; seconds: number },
+) {
   const before = { ...tally };
   const latencies: number[] = [];
   const started = performance.now();
@@ -110,14 +151,20 @@ export async function sentryRound(kind: SentryKind, target: SentryTarget, next: 
           headers: { 'content-type': 'text/plain;charset=UTF-8' },
           setupRequest: (req: autocannon.Request) => {
             const event = next();
-            return { ...req, body: `{"event_id":"${event.event_id}","sent_at":"${new Date().toISOString()}","sdk":{"name":"sentry.javascript.browser","version":"11.12.0"}}\n{"type":"event"}\n${JSON.stringify(event)}\n` };
+            return {
+              ...req,
+              body: `{"event_id":"${event.event_id}","sent_at":"${new Date().toISOString()}","sdk":{"name":"sentry.javascript.browser","version":"11.12.0"}}\n{"type":"event"}\n${JSON.stringify(event)}\n`,
+            };
           },
         }
       : {
           method: 'POST' as const,
           path: `/api/${target.projectId}/store/`,
           headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-sentry-auth': auth },
-          setupRequest: (req: autocannon.Request) => ({ ...req, body: gzipSync(JSON.stringify(next())) as unknown as string }),
+          setupRequest: (req: autocannon.Request) => ({
+            ...req,
+            body: gzipSync(JSON.stringify(next())) as unknown as string,
+          }),
         };
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
@@ -143,12 +190,15 @@ export async function sentryRound(kind: SentryKind, target: SentryTarget, next: 
       },
       (error, answer) => (error ? reject(error) : resolve(answer)),
     );
-    (instance as NodeJS.EventEmitter).on('response', (client: { reqsMade: number; responseMax?: number }, _status: number, _bytes: number, responseTime: number) => {
-      const now = performance.now();
-      lastAnswer = now;
-      latencies.push(responseTime);
-      if (now >= deadline) client.responseMax = client.reqsMade;
-    });
+    (instance as NodeJS.EventEmitter).on(
+      'response',
+      (client: { reqsMade: number; responseMax?: number }, _status: number, _bytes: number, responseTime: number) => {
+        const now = performance.now();
+        lastAnswer = now;
+        latencies.push(responseTime);
+        if (now >= deadline) client.responseMax = client.reqsMade;
+      },
+    );
   });
   const seconds = (lastAnswer - started) / 1000;
   latencies.sort((a, b) => a - b);

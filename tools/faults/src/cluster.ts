@@ -33,14 +33,18 @@ export interface Cluster {
 const asRoot = process.getuid?.() === 0;
 
 function run(command: string, args: string[], cwd: string): Promise<void> {
-  const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(PG_BIN, command), ...args]] : [join(PG_BIN, command), args];
+  const [file, argv] = asRoot
+    ? ['runuser', ['-u', 'postgres', '--', join(PG_BIN, command), ...args]]
+    : [join(PG_BIN, command), args];
   return new Promise((resolve, reject) => {
     const child = spawn(file, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited ${code}:\n${output}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited ${code}:\n${output}`)),
+    );
   });
 }
 

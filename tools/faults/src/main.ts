@@ -6,8 +6,9 @@
 //   (c) the postmaster and all its processes frozen (SIGSTOP) for 10 s, then thawed (SIGCONT)
 //
 //   options: --clients 4 --batch-size 10 --fault-seconds 10 --observe 10 --think-ms 50 --retry-ms 200
-import { fileURLToPath } from 'node:url';
+
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import {
   type Answer,
   cleanupOnExit,
@@ -23,14 +24,17 @@ import {
 import pg from 'pg';
 import { type Cluster, createCluster, PG_BIN } from './cluster';
 
-const { number } = parseFlags('pnpm faults [--clients 4] [--batch-size 10] [--fault-seconds 10] [--observe 10] [--think-ms 50] [--retry-ms 200]', {
-  clients: { type: 'string', default: '4' },
-  'batch-size': { type: 'string', default: '10' },
-  'fault-seconds': { type: 'string', default: '10' },
-  observe: { type: 'string', default: '10' },
-  'think-ms': { type: 'string', default: '50' },
-  'retry-ms': { type: 'string', default: '200' },
-});
+const { number } = parseFlags(
+  'pnpm faults [--clients 4] [--batch-size 10] [--fault-seconds 10] [--observe 10] [--think-ms 50] [--retry-ms 200]',
+  {
+    clients: { type: 'string', default: '4' },
+    'batch-size': { type: 'string', default: '10' },
+    'fault-seconds': { type: 'string', default: '10' },
+    observe: { type: 'string', default: '10' },
+    'think-ms': { type: 'string', default: '50' },
+    'retry-ms': { type: 'string', default: '200' },
+  },
+);
 const options = {
   clients: number('clients', 1, 64),
   batchSize: number('batch-size', 1, 50),
@@ -163,7 +167,14 @@ async function injectAll(cluster: Cluster): Promise<Phase[]> {
     }
     const back = performance.now();
     log(`(a) ${counts.join('+')} connection(s) terminated; observing ${options.observeMs / 1000} s`);
-    await observe({ name: '(a) terminate', detail: `pg_terminate_backend of every session, ${TERMINATE_ROUNDS} rounds ${TERMINATE_EVERY_MS} ms apart (${counts.join('+')} sessions)`, start, down: back, lifting: back, back });
+    await observe({
+      name: '(a) terminate',
+      detail: `pg_terminate_backend of every session, ${TERMINATE_ROUNDS} rounds ${TERMINATE_EVERY_MS} ms apart (${counts.join('+')} sessions)`,
+      start,
+      down: back,
+      lifting: back,
+      back,
+    });
   }
 
   log(`(b) stopping PostgreSQL for ${options.faultMs / 1000} s`);
@@ -176,7 +187,14 @@ async function injectAll(cluster: Cluster): Promise<Phase[]> {
     await cluster.start();
     const back = performance.now();
     log(`(b) stop took ${fmt(down - start)} ms, start ${fmt(back - restarting)} ms; observing`);
-    await observe({ name: '(b) stop/start', detail: `pg_ctl stop -m fast (${fmt(down - start)} ms), ${options.faultMs / 1000} s down, pg_ctl start (${fmt(back - restarting)} ms)`, start, down, lifting: restarting, back });
+    await observe({
+      name: '(b) stop/start',
+      detail: `pg_ctl stop -m fast (${fmt(down - start)} ms), ${options.faultMs / 1000} s down, pg_ctl start (${fmt(back - restarting)} ms)`,
+      start,
+      down,
+      lifting: restarting,
+      back,
+    });
   }
 
   log(`(c) freezing PostgreSQL (SIGSTOP) for ${options.faultMs / 1000} s`);
@@ -187,7 +205,14 @@ async function injectAll(cluster: Cluster): Promise<Phase[]> {
     const back = performance.now();
     cluster.thaw();
     log(`(c) ${frozen} process(es) thawed; observing`);
-    await observe({ name: '(c) SIGSTOP', detail: `SIGSTOP of ${frozen} processes (postmaster + children) for ${options.faultMs / 1000} s, then SIGCONT`, start, down: start, lifting: back, back });
+    await observe({
+      name: '(c) SIGSTOP',
+      detail: `SIGSTOP of ${frozen} processes (postmaster + children) for ${options.faultMs / 1000} s, then SIGCONT`,
+      start,
+      down: start,
+      lifting: back,
+      back,
+    });
   }
   return phases;
 }
@@ -218,35 +243,58 @@ function figures(phase: Phase, answers: Answer[], polls: Poll[], isOutage: boole
   for (const a of inPhase) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
   const unexpected = inPhase.filter((a) => a.status !== 200 && a.status !== 503);
   const unavailable = inPhase.filter((a) => a.status === 503);
-  const unavailableWithoutRetryAfter = unavailable.filter((a) => !a.retryAfter || !/^\d+$/.test(a.retryAfter) || a.code !== 'UNAVAILABLE').length;
+  const unavailableWithoutRetryAfter = unavailable.filter(
+    (a) => !a.retryAfter || !/^\d+$/.test(a.retryAfter) || a.code !== 'UNAVAILABLE',
+  ).length;
   // Every request in flight at any moment between the fault and a second after PostgreSQL is back.
   const overlapping = answers.filter((a) => a.sentAt < phase.back + 1000 && a.answeredAt >= phase.start);
-  const slowest = overlapping.reduce<Answer | undefined>((max, a) => (!max || latencyOf(a) > latencyOf(max) ? a : max), undefined);
+  const slowest = overlapping.reduce<Answer | undefined>(
+    (max, a) => (!max || latencyOf(a) > latencyOf(max) ? a : max),
+    undefined,
+  );
   const after = answers.filter((a) => a.sentAt >= phase.back && a.sentAt < phase.end);
   const firstOk = after.filter((a) => a.status === 200).sort((a, b) => a.answeredAt - b.answeredAt)[0];
   const recoveryMs = firstOk ? firstOk.answeredAt - phase.back : Number.NaN;
   // Answered before the next fault began: a request sent just before it is that fault's, not this one's.
-  const failedLate = after.filter((a) => a.sentAt >= phase.back + LIMIT_MS && a.answeredAt < phase.end && a.status !== 200).length;
+  const failedLate = after.filter(
+    (a) => a.sentAt >= phase.back + LIMIT_MS && a.answeredAt < phase.end && a.status !== 200,
+  ).length;
 
   const firstDown = polls.find((p) => p.sentAt >= phase.start && p.sentAt < phase.end && p.status !== 200);
   const readyzDownAfter = firstDown ? firstDown.answeredAt - phase.start : Number.NaN;
   // The probe gives up after 1.5 s: a poll sent 2.5 s after PostgreSQL went away, and answered before it was being
   // brought back (pg_ctl start returns up to 100 ms after the server is ready), must say so.
-  const readyzOkWhileDown = polls.filter((p) => p.sentAt >= phase.down + 2_500 && p.answeredAt < phase.lifting && p.status === 200).length;
+  const readyzOkWhileDown = polls.filter(
+    (p) => p.sentAt >= phase.down + 2_500 && p.answeredAt < phase.lifting && p.status === 200,
+  ).length;
   const upAgain = polls.find((p) => p.sentAt >= phase.back && p.status === 200);
   const readyzUpAfter = upAgain ? upAgain.answeredAt - phase.back : Number.NaN;
-  const readyzLate = polls.filter((p) => p.sentAt >= phase.back + LIMIT_MS && p.answeredAt < phase.end && p.status !== 200).length;
+  const readyzLate = polls.filter(
+    (p) => p.sentAt >= phase.back + LIMIT_MS && p.answeredAt < phase.end && p.status !== 200,
+  ).length;
 
   const checks: [boolean, string][] = [
     [unexpected.length === 0, `only 200 and 503 (${unexpected.length} other)`],
-    [unavailableWithoutRetryAfter === 0, `every 503 is UNAVAILABLE with Retry-After (${unavailableWithoutRetryAfter} not)`],
-    [(slowest ? latencyOf(slowest) : 0) < LIMIT_MS, `every answer during the fault within ${LIMIT_MS / 1000} s (max ${fmt(slowest ? latencyOf(slowest) : 0)} ms)`],
+    [
+      unavailableWithoutRetryAfter === 0,
+      `every 503 is UNAVAILABLE with Retry-After (${unavailableWithoutRetryAfter} not)`,
+    ],
+    [
+      (slowest ? latencyOf(slowest) : 0) < LIMIT_MS,
+      `every answer during the fault within ${LIMIT_MS / 1000} s (max ${fmt(slowest ? latencyOf(slowest) : 0)} ms)`,
+    ],
     [recoveryMs < LIMIT_MS, `200 again within ${LIMIT_MS / 1000} s of PostgreSQL being back (${fmt(recoveryMs)} ms)`],
     [failedLate === 0, `nothing but 200 from ${LIMIT_MS / 1000} s after PostgreSQL is back (${failedLate} not)`],
-    [readyzUpAfter < LIMIT_MS && readyzLate === 0, `/readyz 200 again within ${LIMIT_MS / 1000} s (${fmt(readyzUpAfter)} ms) and stays 200 (${readyzLate} not)`],
+    [
+      readyzUpAfter < LIMIT_MS && readyzLate === 0,
+      `/readyz 200 again within ${LIMIT_MS / 1000} s (${fmt(readyzUpAfter)} ms) and stays 200 (${readyzLate} not)`,
+    ],
   ];
   if (isOutage) {
-    checks.push([Number.isFinite(readyzDownAfter) && readyzOkWhileDown === 0, `/readyz 503 while PostgreSQL is away (first after ${fmt(readyzDownAfter)} ms; ${readyzOkWhileDown} polls said ready)`]);
+    checks.push([
+      Number.isFinite(readyzDownAfter) && readyzOkWhileDown === 0,
+      `/readyz 503 while PostgreSQL is away (first after ${fmt(readyzDownAfter)} ms; ${readyzOkWhileDown} polls said ready)`,
+    ]);
   }
   return {
     phase,
@@ -255,7 +303,9 @@ function figures(phase: Phase, answers: Answer[], polls: Poll[], isOutage: boole
     unexpected,
     unavailableWithoutRetryAfter,
     maxLatency: slowest ? latencyOf(slowest) : 0,
-    maxLatencyAnswer: slowest ? `${slowest.status}${slowest.code ? ` ${slowest.code}` : ''} sent at ${at(slowest.sentAt)}` : '-',
+    maxLatencyAnswer: slowest
+      ? `${slowest.status}${slowest.code ? ` ${slowest.code}` : ''} sent at ${at(slowest.sentAt)}`
+      : '-',
     recoveryMs,
     failedLate,
     readyzDownAfter,
@@ -300,7 +350,9 @@ async function main(): Promise<boolean> {
   const collector = await startCollector({ repoRoot, env: { DATABASE_URL: cluster.url('collector') } });
   cleanups.push(() => collector.stop());
   const [appKey] = (await createAccountWithApps(collector.origin, ['Shop'])) as [string];
-  log(`collector pid ${collector.pid} at ${collector.origin}; load: ${options.clients} clients, ${options.batchSize}-event batches`);
+  log(
+    `collector pid ${collector.pid} at ${collector.origin}; load: ${options.clients} clients, ${options.batchSize}-event batches`,
+  );
 
   const load = startLoad(collector.origin, appKey);
   const readyz = pollReadyz(collector.origin);
@@ -330,7 +382,9 @@ async function main(): Promise<boolean> {
   const results = phases.map((phase, i) => figures(phase, answers, readyz.polls, i > 0));
 
   const out: string[] = [''];
-  out.push(`== database faults: PostgreSQL ${version} cluster of its own (${cluster.root}), collector pid ${collector.pid} ==`);
+  out.push(
+    `== database faults: PostgreSQL ${version} cluster of its own (${cluster.root}), collector pid ${collector.pid} ==`,
+  );
   out.push(
     `load: ${options.clients} clients, ${options.batchSize}-event batches, ${options.thinkMs} ms between batches, a refused batch retried after ${options.retryMs} ms; ` +
       `/readyz polled every ${READYZ_EVERY_MS} ms; faults ${options.faultMs / 1000} s, each observed ${options.observeMs / 1000} s after PostgreSQL is back`,
@@ -350,41 +404,79 @@ async function main(): Promise<boolean> {
     );
   }
   out.push('');
-  out.push('max latency: the slowest answer among requests in flight from the fault until 1 s after PostgreSQL is back;');
-  out.push('recovery: from PostgreSQL back (terminate done, pg_ctl start returned, SIGCONT sent) to the first 200 of a request sent after it.');
+  out.push(
+    'max latency: the slowest answer among requests in flight from the fault until 1 s after PostgreSQL is back;',
+  );
+  out.push(
+    'recovery: from PostgreSQL back (terminate done, pg_ctl start returned, SIGCONT sent) to the first 200 of a request sent after it.',
+  );
   for (const r of results) {
     out.push('');
-    out.push(`${r.phase.name}: ${r.phase.detail}; at ${at(r.phase.start)}, back at ${at(r.phase.back)}; slowest: ${r.maxLatencyAnswer}`);
+    out.push(
+      `${r.phase.name}: ${r.phase.detail}; at ${at(r.phase.start)}, back at ${at(r.phase.back)}; slowest: ${r.maxLatencyAnswer}`,
+    );
     out.push(`  refused batches found stored by their retry (committed after the 503): ${r.committedAnyway}`);
     for (const [met, text] of r.checks) out.push(`  [${met ? 'met' : 'NOT met'}] ${text}`);
-    for (const a of r.unexpected.slice(0, 5)) out.push(`  unexpected: ${a.status} ${a.code ?? ''} sent at ${at(a.sentAt)} after ${fmt(latencyOf(a))} ms`);
+    for (const a of r.unexpected.slice(0, 5))
+      out.push(`  unexpected: ${a.status} ${a.code ?? ''} sent at ${at(a.sentAt)} after ${fmt(latencyOf(a))} ms`);
   }
 
   const retriedBatches = new Set(answers.filter((a) => a.attempt > 1).map((a) => a.batch)).size;
-  const lossFree = stored.events === accepted && stored.events === distinctAccepted && stored.events === stored.distinct;
-  const countersExact = stored.totals === stored.events && stored.issueEvents === stored.events && stored.hourly === stored.events;
+  const lossFree =
+    stored.events === accepted && stored.events === distinctAccepted && stored.events === stored.distinct;
+  const countersExact =
+    stored.totals === stored.events && stored.issueEvents === stored.events && stored.hourly === stored.events;
   const overall: [boolean, string][] = [
-    [aliveThroughout, `the collector stayed up through every fault (${aliveThroughout ? 'alive' : `exited at ${at(collector.exited()?.at ?? 0)}`})`],
-    [!answers.some((a) => a.status >= 500 && a.status !== 503), `no 5xx but 503 (${answers.filter((a) => a.status >= 500 && a.status !== 503).length})`],
-    [!answers.some((a) => a.status === 0), `every request answered (${answers.filter((a) => a.status === 0).length} without an answer)`],
-    [load.unfinished.length === 0, `every batch taken in the end (${load.unfinished.length} still refused after a minute of retries)`],
-    [lossFree, `stored events ${stored.events} == sum of accepted ${accepted} == eventIds of batches answered 200 ${distinctAccepted}`],
-    [countersExact, `counters exact: app_totals ${stored.totals}, sum(issues.event_count) ${stored.issueEvents}, app_hourly ${stored.hourly}`],
+    [
+      aliveThroughout,
+      `the collector stayed up through every fault (${aliveThroughout ? 'alive' : `exited at ${at(collector.exited()?.at ?? 0)}`})`,
+    ],
+    [
+      !answers.some((a) => a.status >= 500 && a.status !== 503),
+      `no 5xx but 503 (${answers.filter((a) => a.status >= 500 && a.status !== 503).length})`,
+    ],
+    [
+      !answers.some((a) => a.status === 0),
+      `every request answered (${answers.filter((a) => a.status === 0).length} without an answer)`,
+    ],
+    [
+      load.unfinished.length === 0,
+      `every batch taken in the end (${load.unfinished.length} still refused after a minute of retries)`,
+    ],
+    [
+      lossFree,
+      `stored events ${stored.events} == sum of accepted ${accepted} == eventIds of batches answered 200 ${distinctAccepted}`,
+    ],
+    [
+      countersExact,
+      `counters exact: app_totals ${stored.totals}, sum(issues.event_count) ${stored.issueEvents}, app_hourly ${stored.hourly}`,
+    ],
     [exit.code === 0, `SIGTERM at the end: exit code ${exit.code}${exit.signal ? ` (signal ${exit.signal})` : ''}`],
   ];
   out.push('');
-  out.push(`all requests: ${answers.length} (${Object.entries(allStatuses).map(([s, n]) => `${s}: ${n}`).join(', ')}); batches ${load.batches()}, of which ${retriedBatches} needed a retry`);
+  out.push(
+    `all requests: ${answers.length} (${Object.entries(allStatuses)
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ')}); batches ${load.batches()}, of which ${retriedBatches} needed a retry`,
+  );
   out.push(
     `sum of accepted ${accepted} (duplicates ${duplicates}: events of a refused attempt that had been committed after all, taken again by the retry; rejected ${rejected}); ` +
       `stored ${stored.events}`,
   );
   for (const [met, text] of overall) out.push(`  [${met ? 'met' : 'NOT met'}] ${text}`);
   const lines = collector.lines();
-  if (lines > 0) out.push(`collector printed ${lines} log line(s) at LOG_LEVEL=warn; last: ${collector.output().slice(-2).join(' | ').slice(0, 600)}`);
+  if (lines > 0)
+    out.push(
+      `collector printed ${lines} log line(s) at LOG_LEVEL=warn; last: ${collector.output().slice(-2).join(' | ').slice(0, 600)}`,
+    );
   const all = [...results.flatMap((r) => r.checks), ...overall];
   const failed = all.filter(([met]) => !met).length;
   out.push('');
-  out.push(failed === 0 ? `all ${all.length} requirements met (run took ${fmt((performance.now() - t0) / 1000)} s)` : `${failed} of ${all.length} requirements NOT met`);
+  out.push(
+    failed === 0
+      ? `all ${all.length} requirements met (run took ${fmt((performance.now() - t0) / 1000)} s)`
+      : `${failed} of ${all.length} requirements NOT met`,
+  );
   console.log(out.join('\n'));
   if (failed > 0) console.log(`\nserver log (last lines):\n${cluster.logTail(15)}`);
   return failed === 0;

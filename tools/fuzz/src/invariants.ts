@@ -72,7 +72,9 @@ export class ReplyChecker {
     if (!validate) {
       const operation = this.paths.find((path) => path.template === template)?.operations[method];
       if (!operation?.responses[status]?.content?.['application/json']?.schema) return undefined;
-      const pointer = ['paths', template, method, 'responses', status, 'content', 'application/json', 'schema'].map(escapePointer).join('/');
+      const pointer = ['paths', template, method, 'responses', status, 'content', 'application/json', 'schema']
+        .map(escapePointer)
+        .join('/');
       validate = this.ajv.compile({ $ref: `openapi.json#/${pointer}` });
       this.validators.set(key, validate);
     }
@@ -99,8 +101,10 @@ export class ReplyChecker {
     if (method === 'OPTIONS' && path?.template === '/api/events/batch' && status === 204) return problems;
 
     if (status >= 200 && status < 300) {
-      if (!path || !operation) return [...problems, `${status} for ${method} ${request.path}, which the document does not have`];
-      if (!operation.responses[String(status)]) problems.push(`status ${status} is not documented for ${method} ${path.template}`);
+      if (!path || !operation)
+        return [...problems, `${status} for ${method} ${request.path}, which the document does not have`];
+      if (!operation.responses[String(status)])
+        problems.push(`status ${status} is not documented for ${method} ${path.template}`);
       if (status === 204) {
         if (reply.body.length > 0) problems.push('204 with a body');
         return problems;
@@ -110,7 +114,9 @@ export class ReplyChecker {
       const validate = this.validator(path.template, method.toLowerCase(), String(status));
       if (!validate) return [...problems, `no documented schema for ${status} of ${method} ${path.template}`];
       if (!validate(parsed)) {
-        problems.push(`body does not match the documented ${status} shape: ${this.ajv.errorsText(validate.errors, { separator: '; ' }).slice(0, 500)}`);
+        problems.push(
+          `body does not match the documented ${status} shape: ${this.ajv.errorsText(validate.errors, { separator: '; ' }).slice(0, 500)}`,
+        );
       }
       return problems;
     }
@@ -119,7 +125,8 @@ export class ReplyChecker {
     if (parsed === NOT_JSON) return problems;
     problems.push(...errorBodyProblems(parsed, status));
     const code = (parsed as { error?: { code?: string } } | undefined)?.error?.code;
-    if (status === 401 && code === 'UNAUTHENTICATED' && reply.headers['www-authenticate'] !== 'Bearer') problems.push('401 UNAUTHENTICATED without WWW-Authenticate: Bearer');
+    if (status === 401 && code === 'UNAUTHENTICATED' && reply.headers['www-authenticate'] !== 'Bearer')
+      problems.push('401 UNAUTHENTICATED without WWW-Authenticate: Bearer');
     if ((status === 429 || status === 503) && !/^[1-9]\d*$/.test(String(reply.headers['retry-after'] ?? ''))) {
       problems.push(`${status} without an integer Retry-After >= 1 (got ${reply.headers['retry-after']})`);
     }
@@ -130,7 +137,8 @@ export class ReplyChecker {
       // Requests the HTTP parser refuses (oversize URL: 413, bad bytes: 400) never reach routing.
       if (![400, 404, 413].includes(status)) problems.push(`${status} for an unknown path (expected 404)`);
     } else if (!operation) {
-      if (![400, 405, 413].includes(status)) problems.push(`${status} for ${method} on ${path.template}, which has no such method (expected 405)`);
+      if (![400, 405, 413].includes(status))
+        problems.push(`${status} for ${method} on ${path.template}, which has no such method (expected 405)`);
     } else if (!operation.responses[String(status)] && status !== 413) {
       // 413 may come from the HTTP parser (oversize headers) before any route is chosen.
       problems.push(`status ${status} (${code}) is not documented for ${method} ${path.template}`);
@@ -162,7 +170,8 @@ function trpcProblems(method: string, reply: RawReply): string[] {
 
 function parseJson(reply: RawReply, problems: string[]): unknown {
   const type = String(reply.headers['content-type'] ?? '');
-  if (!/^application\/json(;|$)/.test(type)) problems.push(`content-type is ${JSON.stringify(type)}, not application/json`);
+  if (!/^application\/json(;|$)/.test(type))
+    problems.push(`content-type is ${JSON.stringify(type)}, not application/json`);
   try {
     return JSON.parse(reply.body.toString('utf8'));
   } catch {
@@ -171,28 +180,41 @@ function parseJson(reply: RawReply, problems: string[]): unknown {
   }
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The contract's error body, exactly: `{ error: { code, message, details? } }` and nothing a client would have to parse besides. */
 export function errorBodyProblems(body: unknown, status: number): string[] {
   const problems: string[] = [];
   if (!isPlainObject(body)) return [`error body is not an object: ${JSON.stringify(body)?.slice(0, 200)}`];
   const keys = Object.keys(body);
-  if (keys.length !== 1 || keys[0] !== 'error') problems.push(`error body has keys ${JSON.stringify(keys)}, expected ["error"]`);
+  if (keys.length !== 1 || keys[0] !== 'error')
+    problems.push(`error body has keys ${JSON.stringify(keys)}, expected ["error"]`);
   const error = body.error;
   if (!isPlainObject(error)) return [...problems, 'error is not an object'];
   const extra = Object.keys(error).filter((key) => !['code', 'message', 'details'].includes(key));
   if (extra.length) problems.push(`error has extra keys ${JSON.stringify(extra)}`);
-  if (typeof error.code !== 'string' || !(error.code in contractErrors)) problems.push(`error.code ${JSON.stringify(error.code)} is not in the contract's table`);
-  else if (contractErrors[error.code] !== status) problems.push(`error.code ${error.code} comes with ${contractErrors[error.code]}, not ${status}`);
-  if (typeof error.message !== 'string' || error.message.length === 0) problems.push('error.message is not a non-empty string');
-  else if (/\n\s+at |node_modules|\bselect\b.+\bfrom\b|\binsert into\b/i.test(error.message)) problems.push(`error.message leaks internals: ${error.message.slice(0, 200)}`);
+  if (typeof error.code !== 'string' || !(error.code in contractErrors))
+    problems.push(`error.code ${JSON.stringify(error.code)} is not in the contract's table`);
+  else if (contractErrors[error.code] !== status)
+    problems.push(`error.code ${error.code} comes with ${contractErrors[error.code]}, not ${status}`);
+  if (typeof error.message !== 'string' || error.message.length === 0)
+    problems.push('error.message is not a non-empty string');
+  else if (/\n\s+at |node_modules|\bselect\b.+\bfrom\b|\binsert into\b/i.test(error.message))
+    problems.push(`error.message leaks internals: ${error.message.slice(0, 200)}`);
   if (error.details !== undefined) {
     if (!Array.isArray(error.details)) problems.push('error.details is not an array');
     else
       for (const detail of error.details) {
-        if (!isPlainObject(detail) || typeof detail.path !== 'string' || typeof detail.message !== 'string' || Object.keys(detail).length !== 2) {
-          problems.push(`error.details has an item that is not { path, message }: ${JSON.stringify(detail)?.slice(0, 200)}`);
+        if (
+          !isPlainObject(detail) ||
+          typeof detail.path !== 'string' ||
+          typeof detail.message !== 'string' ||
+          Object.keys(detail).length !== 2
+        ) {
+          problems.push(
+            `error.details has an item that is not { path, message }: ${JSON.stringify(detail)?.slice(0, 200)}`,
+          );
           break;
         }
       }
@@ -202,6 +224,15 @@ export function errorBodyProblems(body: unknown, status: number): string[] {
 
 /** Own property names of the prototypes an attacker would pollute, to compare before and after. */
 export function prototypeFingerprint(): string {
-  const prototypes = { Object: Object.prototype, Array: Array.prototype, Function: Function.prototype, String: String.prototype, Number: Number.prototype, Boolean: Boolean.prototype };
-  return JSON.stringify(Object.entries(prototypes).map(([name, prototype]) => [name, Object.getOwnPropertyNames(prototype).sort()]));
+  const prototypes = {
+    Object: Object.prototype,
+    Array: Array.prototype,
+    Function: Function.prototype,
+    String: String.prototype,
+    Number: Number.prototype,
+    Boolean: Boolean.prototype,
+  };
+  return JSON.stringify(
+    Object.entries(prototypes).map(([name, prototype]) => [name, Object.getOwnPropertyNames(prototype).sort()]),
+  );
 }

@@ -11,7 +11,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanupOnExit, parseFlags, startCollector } from '@collector/tool-kit';
 import fc from 'fast-check';
-import { anyInputArbitrary, type Endpoint, endpointArbitrary, endpoints, type Fixtures, type FuzzInput } from './inputs';
+import {
+  anyInputArbitrary,
+  type Endpoint,
+  endpointArbitrary,
+  endpoints,
+  type Fixtures,
+  type FuzzInput,
+} from './inputs';
 import { ReplyChecker } from './invariants';
 import { createAgent, NoReplyError, type RawReply, send } from './transport';
 
@@ -46,7 +53,9 @@ const work = mkdtempSync(join(tmpdir(), 'collector-fuzz-'));
 cleanups.push(() => rmSync(work, { recursive: true, force: true }));
 const probeFile = join(work, 'pollution.jsonl');
 
-console.log(`fuzz: ${inputCount} inputs, seed ${seed}, concurrency ${concurrency}, ${flags['database-url'] ? 'PostgreSQL' : 'embedded database'}`);
+console.log(
+  `fuzz: ${inputCount} inputs, seed ${seed}, concurrency ${concurrency}, ${flags['database-url'] ? 'PostgreSQL' : 'embedded database'}`,
+);
 // Ingestion limits (off in startCollector) would turn most batches into 429s; the login throttle stays as deployed.
 const child = await startCollector({
   repoRoot: root,
@@ -65,10 +74,19 @@ child.process.stdout?.on('data', (chunk: Buffer) => {
 const agent = createAgent(concurrency);
 const origin = child.origin;
 
-async function call(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; json: any }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<{ status: number; json: any }> {
   const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
-  const reply = await send(origin, { method, path, headers, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)) }, { agent });
+  const reply = await send(
+    origin,
+    { method, path, headers, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)) },
+    { agent },
+  );
   return { status: reply.status, json: reply.body.length ? JSON.parse(reply.body.toString('utf8')) : undefined };
 }
 
@@ -90,15 +108,32 @@ async function setUp(): Promise<Fixtures> {
   const spare = await call('POST', '/api/auth/login', { email, password });
   const appKey = await createApp(token);
   const otherAppKey = await createApp(otherToken);
-  const event = { eventId: `evt_fixture${seed}`, type: 'error', timestamp: Date.now(), errorType: 'TypeError', message: 'fixture', fingerprint: 'js:fuzz' };
+  const event = {
+    eventId: `evt_fixture${seed}`,
+    type: 'error',
+    timestamp: Date.now(),
+    errorType: 'TypeError',
+    message: 'fixture',
+    fingerprint: 'js:fuzz',
+  };
   for (const [key, id] of [
     [appKey, event.eventId],
     [otherAppKey, `${event.eventId}x`],
   ] as const) {
     const reply = await call('POST', '/api/events/batch', { appKey: key, events: [{ ...event, eventId: id }] });
-    if (reply.status !== 200 || reply.json.accepted !== 1) throw new Error(`ingest: ${reply.status} ${JSON.stringify(reply.json)}`);
+    if (reply.status !== 200 || reply.json.accepted !== 1)
+      throw new Error(`ingest: ${reply.status} ${JSON.stringify(reply.json)}`);
   }
-  return { token, spareToken: spare.json.token, otherToken, appKey, otherAppKey, issueId: `${appKey}:js:fuzz`, email, password };
+  return {
+    token,
+    spareToken: spare.json.token,
+    otherToken,
+    appKey,
+    otherAppKey,
+    issueId: `${appKey}:js:fuzz`,
+    email,
+    password,
+  };
 }
 
 interface Tally {
@@ -121,7 +156,10 @@ function record(input: FuzzInput, reply: RawReply | undefined, problems: string[
   tally.inputs++;
   if (!reply) {
     tally.noReply++;
-    if (noReplyExamples.length < exampleCount) noReplyExamples.push(`${input.endpoint} [${input.kind}] ${input.request.method} ${input.request.path.slice(0, 120)}: ${failure?.message}`);
+    if (noReplyExamples.length < exampleCount)
+      noReplyExamples.push(
+        `${input.endpoint} [${input.kind}] ${input.request.method} ${input.request.path.slice(0, 120)}: ${failure?.message}`,
+      );
     return;
   }
   tally.byStatus.set(reply.status, (tally.byStatus.get(reply.status) ?? 0) + 1);
@@ -134,7 +172,11 @@ function record(input: FuzzInput, reply: RawReply | undefined, problems: string[
   }
   if (examples.length < exampleCount) {
     examples.push(
-      `${input.endpoint} [${input.kind}] ${input.request.method} ${input.request.path.slice(0, 200)} ${JSON.stringify(input.request.headers).slice(0, 300)} body ${input.request.body?.byteLength ?? 0} bytes: ${Buffer.from(input.request.body ?? []).subarray(0, 200).toString('utf8')}\n` +
+      `${input.endpoint} [${input.kind}] ${input.request.method} ${input.request.path.slice(0, 200)} ${JSON.stringify(input.request.headers).slice(0, 300)} body ${input.request.body?.byteLength ?? 0} bytes: ${Buffer.from(
+        input.request.body ?? [],
+      )
+        .subarray(0, 200)
+        .toString('utf8')}\n` +
         `    -> ${reply.status} ${reply.body.subarray(0, 300).toString('utf8')}\n    ${problems.join('\n    ')}`,
     );
   }
@@ -143,7 +185,9 @@ function record(input: FuzzInput, reply: RawReply | undefined, problems: string[
 const started = Date.now();
 const fixtures = await setUp();
 const checker = new ReplyChecker((await call('GET', '/api/openapi.json')).json);
-const arbitrary = only ? fc.oneof(...only.map((endpoint) => endpointArbitrary(endpoint, fixtures))) : anyInputArbitrary(fixtures);
+const arbitrary = only
+  ? fc.oneof(...only.map((endpoint) => endpointArbitrary(endpoint, fixtures)))
+  : anyInputArbitrary(fixtures);
 
 const CHUNK = 200;
 let sent = 0;
@@ -175,7 +219,9 @@ for (let chunk = 0; sent < inputCount && !child.exited(); chunk++) {
 
 // Is it still up, and still serving the fixtures' user?
 const health = child.exited() ? undefined : await call('GET', '/healthz').catch(() => undefined);
-const me = child.exited() ? undefined : await call('GET', '/api/auth/me', undefined, fixtures.token).catch(() => undefined);
+const me = child.exited()
+  ? undefined
+  : await call('GET', '/api/auth/me', undefined, fixtures.token).catch(() => undefined);
 await new Promise((resolve) => setTimeout(resolve, 300)); // one more probe round in the child
 const pollution = existsSync(probeFile) ? readFileSync(probeFile, 'utf8').trim().split('\n').filter(Boolean) : [];
 const exitedDuringRun = child.exited();
@@ -186,32 +232,54 @@ await cleanup();
 const seconds = (Date.now() - started) / 1000;
 const pad = (text: string | number, width: number) => String(text).padStart(width);
 const total = newTally();
-console.log(`\n${'endpoint'.padEnd(22)}${pad('inputs', 8)}${pad('2xx', 7)}${pad('4xx', 7)}${pad('5xx', 6)}${pad('no reply', 10)}${pad('violations', 12)}  statuses`);
+console.log(
+  `\n${'endpoint'.padEnd(22)}${pad('inputs', 8)}${pad('2xx', 7)}${pad('4xx', 7)}${pad('5xx', 6)}${pad('no reply', 10)}${pad('violations', 12)}  statuses`,
+);
 for (const [endpoint, tally] of tallies) {
-  const count = (from: number, to: number) => [...tally.byStatus].filter(([status]) => status >= from && status < to).reduce((sum, [, n]) => sum + n, 0);
-  const statuses = [...tally.byStatus].sort(([a], [b]) => a - b).map(([status, n]) => `${status}:${n}`).join(' ');
-  console.log(`${endpoint.padEnd(22)}${pad(tally.inputs, 8)}${pad(count(200, 300), 7)}${pad(count(400, 500), 7)}${pad(tally.fiveHundreds, 6)}${pad(tally.noReply, 10)}${pad(tally.violations, 12)}  ${statuses}`);
+  const count = (from: number, to: number) =>
+    [...tally.byStatus].filter(([status]) => status >= from && status < to).reduce((sum, [, n]) => sum + n, 0);
+  const statuses = [...tally.byStatus]
+    .sort(([a], [b]) => a - b)
+    .map(([status, n]) => `${status}:${n}`)
+    .join(' ');
+  console.log(
+    `${endpoint.padEnd(22)}${pad(tally.inputs, 8)}${pad(count(200, 300), 7)}${pad(count(400, 500), 7)}${pad(tally.fiveHundreds, 6)}${pad(tally.noReply, 10)}${pad(tally.violations, 12)}  ${statuses}`,
+  );
   total.inputs += tally.inputs;
   total.fiveHundreds += tally.fiveHundreds;
   total.noReply += tally.noReply;
   total.violations += tally.violations;
 }
-console.log(`${'total'.padEnd(22)}${pad(total.inputs, 8)}${pad('', 14)}${pad(total.fiveHundreds, 6)}${pad(total.noReply, 10)}${pad(total.violations, 12)}`);
+console.log(
+  `${'total'.padEnd(22)}${pad(total.inputs, 8)}${pad('', 14)}${pad(total.fiveHundreds, 6)}${pad(total.noReply, 10)}${pad(total.violations, 12)}`,
+);
 console.log(`\ninputs fuzzed: ${total.inputs} in ${seconds.toFixed(1)} s (seed ${seed})`);
 console.log(`5xx seen: ${total.fiveHundreds}`);
 console.log(`answers breaking the contract: ${total.violations}`);
 console.log(`requests with no answer: ${total.noReply}`);
 console.log(`server error log lines: ${errorLogLines}`);
-console.log(`process exits during the run: ${exitedDuringRun ? `1 (code ${exitedDuringRun.code}, signal ${exitedDuringRun.signal})` : 0}; after the run: healthz ${health?.status ?? 'no answer'}, me ${me?.status ?? 'no answer'}`);
+console.log(
+  `process exits during the run: ${exitedDuringRun ? `1 (code ${exitedDuringRun.code}, signal ${exitedDuringRun.signal})` : 0}; after the run: healthz ${health?.status ?? 'no answer'}, me ${me?.status ?? 'no answer'}`,
+);
 console.log(`prototype pollution seen in the server: ${pollution.length ? pollution.join(', ') : 'none'}`);
 if (problemCounts.size) {
   console.log('\nviolations by kind:');
-  for (const [problem, n] of [...problemCounts].sort(([, a], [, b]) => b - a)) console.log(`  ${pad(n, 6)}  ${problem}`);
+  for (const [problem, n] of [...problemCounts].sort(([, a], [, b]) => b - a))
+    console.log(`  ${pad(n, 6)}  ${problem}`);
 }
 if (examples.length) console.log(`\nexamples:\n  ${examples.join('\n  ')}`);
 if (noReplyExamples.length) console.log(`\nno reply:\n  ${noReplyExamples.join('\n  ')}`);
 if (exitedDuringRun) console.log(`\nlast server output:\n${child.output().join('\n')}`);
 
-const failed = total.fiveHundreds > 0 || total.violations > 0 || total.noReply > 0 || exitedDuringRun !== undefined || pollution.length > 0 || health?.status !== 200 || me?.status !== 200;
-console.log(failed ? '\nFAILED' : '\nOK: zero 5xx, every answer kept the contract, the process stayed up, no prototype polluted');
+const failed =
+  total.fiveHundreds > 0 ||
+  total.violations > 0 ||
+  total.noReply > 0 ||
+  exitedDuringRun !== undefined ||
+  pollution.length > 0 ||
+  health?.status !== 200 ||
+  me?.status !== 200;
+console.log(
+  failed ? '\nFAILED' : '\nOK: zero 5xx, every answer kept the contract, the process stayed up, no prototype polluted',
+);
 process.exit(failed ? 1 : 0);

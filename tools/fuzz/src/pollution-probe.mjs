@@ -4,8 +4,16 @@
 import { appendFileSync } from 'node:fs';
 
 const file = process.env.FUZZ_PROBE_FILE;
-const prototypes = { Object: Object.prototype, Array: Array.prototype, Function: Function.prototype, String: String.prototype, Number: Number.prototype, Boolean: Boolean.prototype };
-const names = (prototype) => new Set([...Object.getOwnPropertyNames(prototype), ...Object.getOwnPropertySymbols(prototype).map(String)]);
+const prototypes = {
+  Object: Object.prototype,
+  Array: Array.prototype,
+  Function: Function.prototype,
+  String: String.prototype,
+  Number: Number.prototype,
+  Boolean: Boolean.prototype,
+};
+const names = (prototype) =>
+  new Set([...Object.getOwnPropertyNames(prototype), ...Object.getOwnPropertySymbols(prototype).map(String)]);
 const baseline = Object.fromEntries(Object.entries(prototypes).map(([name, prototype]) => [name, names(prototype)]));
 const reported = new Set();
 

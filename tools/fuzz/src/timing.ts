@@ -12,11 +12,14 @@ import { fileURLToPath } from 'node:url';
 import { cleanupOnExit, parseFlags, startCollector } from '@collector/tool-kit';
 import { createAgent, send } from './transport';
 
-const { flags, number } = parseFlags('pnpm --filter @collector/fuzz timing [--tries 200] [--accounts 25] [--database-url postgres://...]', {
-  tries: { type: 'string', default: '200' },
-  accounts: { type: 'string', default: '25' },
-  'database-url': { type: 'string' },
-});
+const { flags, number } = parseFlags(
+  'pnpm --filter @collector/fuzz timing [--tries 200] [--accounts 25] [--database-url postgres://...]',
+  {
+    tries: { type: 'string', default: '200' },
+    accounts: { type: 'string', default: '25' },
+    'database-url': { type: 'string' },
+  },
+);
 const tries = number('tries', 2, 100_000);
 const accountCount = number('accounts', 1, 10_000);
 // The deployed throttle allows 10 failures per e-mail: spread the wrong passwords over enough accounts.
@@ -50,7 +53,16 @@ const nextAddress = () => {
 async function login(email: string, password: string): Promise<{ ms: number; status: number; body: string }> {
   const body = Buffer.from(JSON.stringify({ email, password }));
   const started = performance.now();
-  const reply = await send(child.origin, { method: 'POST', path: '/api/auth/login', headers: { 'content-type': 'application/json', 'x-forwarded-for': nextAddress() }, body }, { agent });
+  const reply = await send(
+    child.origin,
+    {
+      method: 'POST',
+      path: '/api/auth/login',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': nextAddress() },
+      body,
+    },
+    { agent },
+  );
   return { ms: performance.now() - started, status: reply.status, body: reply.body.toString('utf8') };
 }
 
@@ -58,12 +70,16 @@ const password = 'the right passphrase for timing';
 const accounts: string[] = [];
 for (let i = 0; i < accountCount; i++) {
   const email = `timing-${i}-${process.pid}@example.com`;
-  const reply = await send(child.origin, {
-    method: 'POST',
-    path: '/api/auth/register',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': nextAddress() },
-    body: Buffer.from(JSON.stringify({ email, password })),
-  }, { agent });
+  const reply = await send(
+    child.origin,
+    {
+      method: 'POST',
+      path: '/api/auth/register',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': nextAddress() },
+      body: Buffer.from(JSON.stringify({ email, password })),
+    },
+    { agent },
+  );
   if (reply.status !== 201) throw new Error(`register: ${reply.status} ${reply.body.toString('utf8')}`);
   accounts.push(email);
 }
@@ -82,7 +98,9 @@ for (let i = 0; i < 10; i++) {
 
 // In pairs, one of each kind in a random order within the pair: drift (CPU frequency, other load on the machine)
 // then falls on both kinds alike, which a shuffle of the whole list would not guarantee.
-const order = Array.from({ length: tries }, () => (Math.random() < 0.5 ? (['unknown', 'wrong'] as const) : (['wrong', 'unknown'] as const))).flat();
+const order = Array.from({ length: tries }, () =>
+  Math.random() < 0.5 ? (['unknown', 'wrong'] as const) : (['wrong', 'unknown'] as const),
+).flat();
 const times = { unknown: [] as number[], wrong: [] as number[] };
 const answers = new Map<string, number>();
 let wrongIndex = 0;
@@ -105,12 +123,18 @@ const ratio = Math.max(medianUnknown, medianWrong) / Math.min(medianUnknown, med
 const row = (name: string, values: number[]) =>
   `${name.padEnd(16)} ${String(values.length).padStart(5)} ${quantile(values, 0.1).toFixed(1).padStart(8)} ${quantile(values, 0.5).toFixed(1).padStart(8)} ${quantile(values, 0.9).toFixed(1).padStart(8)}`;
 console.log(`\nsign-in time, ms (${flags['database-url'] ? 'PostgreSQL' : 'embedded database'})`);
-console.log(`${'attempt'.padEnd(16)} ${'tries'.padStart(5)} ${'p10'.padStart(8)} ${'median'.padStart(8)} ${'p90'.padStart(8)}`);
+console.log(
+  `${'attempt'.padEnd(16)} ${'tries'.padStart(5)} ${'p10'.padStart(8)} ${'median'.padStart(8)} ${'p90'.padStart(8)}`,
+);
 console.log(row('unknown e-mail', times.unknown));
 console.log(row('wrong password', times.wrong));
-console.log(`\nmedian unknown e-mail: ${medianUnknown.toFixed(2)} ms, median wrong password: ${medianWrong.toFixed(2)} ms, ratio ${ratio.toFixed(3)} (${((ratio - 1) * 100).toFixed(1)}% apart)`);
+console.log(
+  `\nmedian unknown e-mail: ${medianUnknown.toFixed(2)} ms, median wrong password: ${medianWrong.toFixed(2)} ms, ratio ${ratio.toFixed(3)} (${((ratio - 1) * 100).toFixed(1)}% apart)`,
+);
 console.log(`distinct answers: ${answers.size}`);
 for (const [answer, count] of answers) console.log(`  ${count} x ${answer}`);
 const ok = ratio <= 1.1 && answers.size === 1;
-console.log(ok ? 'OK: medians within 10%, one answer for both' : 'FAILED: medians more than 10% apart, or the answers differ');
+console.log(
+  ok ? 'OK: medians within 10%, one answer for both' : 'FAILED: medians more than 10% apart, or the answers differ',
+);
 process.exit(ok ? 0 : 1);

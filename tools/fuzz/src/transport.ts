@@ -1,6 +1,6 @@
 // Raw HTTP for hostile input: any method, any header bytes, any body bytes, and a reply even when the server answers
 // before the body is sent (an early 413) or closes the connection afterwards.
-import { Agent, type IncomingHttpHeaders, request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 
 export interface RawRequest {
   method: string;
@@ -38,7 +38,11 @@ export function sendableRequestPath(path: string): string {
   });
 }
 
-export function send(origin: string, input: RawRequest, options: { agent?: Agent; timeoutMs?: number } = {}): Promise<RawReply> {
+export function send(
+  origin: string,
+  input: RawRequest,
+  options: { agent?: Agent; timeoutMs?: number } = {},
+): Promise<RawReply> {
   const url = new URL(origin);
   return new Promise<RawReply>((resolve, reject) => {
     let settled = false;
@@ -54,16 +58,30 @@ export function send(origin: string, input: RawRequest, options: { agent?: Agent
       headers['content-length'] = input.body.byteLength;
     }
     const req = httpRequest(
-      { host: url.hostname, port: url.port, method: input.method, path: sendableRequestPath(input.path), headers, agent: options.agent ?? false },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: input.method,
+        path: sendableRequestPath(input.path),
+        headers,
+        agent: options.agent ?? false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => finish({ reply: { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) } }));
+        res.on('end', () =>
+          finish({ reply: { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) } }),
+        );
         res.on('error', (error) => finish({ error: new NoReplyError(`response: ${error.message}`) }));
       },
     );
     // The server may answer (413, 415) and close before reading a large body: the reply still counts.
-    req.on('error', (error) => setTimeout(() => finish({ error: new NoReplyError(`${(error as NodeJS.ErrnoException).code ?? ''} ${error.message}`) }), 50));
+    req.on('error', (error) =>
+      setTimeout(
+        () => finish({ error: new NoReplyError(`${(error as NodeJS.ErrnoException).code ?? ''} ${error.message}`) }),
+        50,
+      ),
+    );
     const timer = setTimeout(() => {
       req.destroy();
       finish({ error: new NoReplyError(`no answer within ${options.timeoutMs ?? 30_000} ms`) });

@@ -24,7 +24,10 @@ export async function createAccountWithAppRecords(origin: string, appNames: read
     if (response.status !== 201) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
     return json;
   };
-  const { token } = await post('/api/auth/register', { email: `tools-${Date.now()}-${process.pid}@example.com`, password: 'tools passphrase for collector' });
+  const { token } = await post('/api/auth/register', {
+    email: `tools-${Date.now()}-${process.pid}@example.com`,
+    password: 'tools passphrase for collector',
+  });
   const apps: CreatedApp[] = [];
   for (const name of appNames) {
     const { app } = await post('/api/apps', { name, type: 'web' }, token);
@@ -84,7 +87,21 @@ export async function startChild(options: SpawnOptions, readyTimeoutMs = 60_000)
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     // Nothing of the caller's own database configuration may leak into a server under test.
-    if (value !== undefined && !['DATABASE_URL', 'DATA_DIR', 'EMBEDDED', 'WORKERS', 'PORT', 'HOST', 'INGEST_RATE_LIMIT', 'INGEST_RATE_BURST', 'LOG_LEVEL', 'DATABASE_POOL_SIZE'].includes(key)) {
+    if (
+      value !== undefined &&
+      ![
+        'DATABASE_URL',
+        'DATA_DIR',
+        'EMBEDDED',
+        'WORKERS',
+        'PORT',
+        'HOST',
+        'INGEST_RATE_LIMIT',
+        'INGEST_RATE_BURST',
+        'LOG_LEVEL',
+        'DATABASE_POOL_SIZE',
+      ].includes(key)
+    ) {
       env[key] = value;
     }
   }
@@ -147,14 +164,19 @@ export async function startChild(options: SpawnOptions, readyTimeoutMs = 60_000)
   };
 }
 
-
 /**
  * Starts the collector on a free port of 127.0.0.1, with the ingestion rate limit off (a load tool would measure 429s
  * otherwise) and warnings only in its log; `env` adds the database and overrides. It runs what `pnpm start` runs: the
  * bundle services/collector/dist/main.mjs under plain node, built first when missing or stale; `source: true` runs
  * src/main.ts through tsx instead.
  */
-export async function startCollector(options: { repoRoot: string; env: Record<string, string>; nodeArgs?: string[]; readyTimeoutMs?: number; source?: boolean }): Promise<Child> {
+export async function startCollector(options: {
+  repoRoot: string;
+  env: Record<string, string>;
+  nodeArgs?: string[];
+  readyTimeoutMs?: number;
+  source?: boolean;
+}): Promise<Child> {
   if (!options.source) ensureCollectorBuilt(options.repoRoot);
   // The flags `pnpm start` gives node, then the caller's (a later flag wins).
   const nodeArgs = [...productionNodeArgs(options.repoRoot), ...(options.nodeArgs ?? [])];
@@ -162,7 +184,10 @@ export async function startCollector(options: { repoRoot: string; env: Record<st
   return startChild(
     {
       name: 'collector',
-      script: join(options.repoRoot, options.source ? 'services/collector/src/main.ts' : 'services/collector/dist/main.mjs'),
+      script: join(
+        options.repoRoot,
+        options.source ? 'services/collector/src/main.ts' : 'services/collector/dist/main.mjs',
+      ),
       cwd: options.repoRoot,
       port,
       nodeArgs,
@@ -177,7 +202,9 @@ export async function startCollector(options: { repoRoot: string; env: Record<st
  * run the collector with the same flags, so their figures are those of production. One place says what they are.
  */
 export function productionNodeArgs(repoRoot: string): string[] {
-  const start = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts?: { start?: string } }).scripts?.start ?? '';
+  const start =
+    (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts?: { start?: string } }).scripts
+      ?.start ?? '';
   const command = (start.split('&&').at(-1) ?? '').trim().split(/\s+/);
   if (command[0] !== 'node') return [];
   return command.slice(1).filter((word) => word.startsWith('--'));
@@ -185,5 +212,8 @@ export function productionNodeArgs(repoRoot: string): string[] {
 
 /** The production bundle, built as `pnpm start` builds it (a no-op when it is fresh); several tools at once are safe. */
 export function ensureCollectorBuilt(repoRoot: string): void {
-  execFileSync(process.execPath, [join(repoRoot, 'services/collector/scripts/ensure-built.mjs')], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
+  execFileSync(process.execPath, [join(repoRoot, 'services/collector/scripts/ensure-built.mjs')], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
 }

@@ -2,27 +2,72 @@
 // ~200 distinct problems (fingerprints), a few thousand anonymous users and sessions, every eventId unique.
 import { rng } from './random';
 
-const ERROR_TYPES = ['TypeError', 'ReferenceError', 'RangeError', 'Error', 'ChunkLoadError', 'SyntaxError', 'UnhandledRejection', 'AbortError'];
-const COMPONENTS = [
-  'CartDrawer', 'CheckoutForm', 'ProductGrid', 'SearchBar', 'UserMenu', 'OrderHistory', 'PaymentSheet', 'ReviewList',
-  'WishlistButton', 'ShippingEstimator', 'CouponField', 'RecommendationRail', 'StoreLocator', 'AccountSettings',
-  'NotificationBell', 'ImageCarousel', 'SizeGuide', 'LiveChat', 'FilterPanel', 'MiniCart', 'AddressBook', 'GiftCardForm',
-  'LoyaltyBadge', 'ReturnWizard', 'InventoryBadge',
+const ERROR_TYPES = [
+  'TypeError',
+  'ReferenceError',
+  'RangeError',
+  'Error',
+  'ChunkLoadError',
+  'SyntaxError',
+  'UnhandledRejection',
+  'AbortError',
 ];
-const PROPS = ['id', 'items', 'price', 'length', 'map', 'user', 'token', 'variant', 'quantity', 'address', 'currency', 'total'];
+const COMPONENTS = [
+  'CartDrawer',
+  'CheckoutForm',
+  'ProductGrid',
+  'SearchBar',
+  'UserMenu',
+  'OrderHistory',
+  'PaymentSheet',
+  'ReviewList',
+  'WishlistButton',
+  'ShippingEstimator',
+  'CouponField',
+  'RecommendationRail',
+  'StoreLocator',
+  'AccountSettings',
+  'NotificationBell',
+  'ImageCarousel',
+  'SizeGuide',
+  'LiveChat',
+  'FilterPanel',
+  'MiniCart',
+  'AddressBook',
+  'GiftCardForm',
+  'LoyaltyBadge',
+  'ReturnWizard',
+  'InventoryBadge',
+];
+const PROPS = [
+  'id',
+  'items',
+  'price',
+  'length',
+  'map',
+  'user',
+  'token',
+  'variant',
+  'quantity',
+  'address',
+  'currency',
+  'total',
+];
 const MESSAGES: ((kind: number, r: () => number) => string)[] = [
   (k) => `Cannot read properties of undefined (reading '${PROPS[k % PROPS.length]}')`,
   (k) => `Cannot read properties of null (reading '${PROPS[(k * 5) % PROPS.length]}')`,
   (k) => `${PROPS[(k * 3) % PROPS.length]}Store is not defined`,
   (_k, r) => `Invalid array length ${Math.floor(r() * 100000) + 4294967296}`,
-  (_k, r) => `Loading chunk ${Math.floor(r() * 900) + 100} failed. (error: https://shop.example/assets/chunk-${Math.floor(r() * 1e8).toString(16)}.js)`,
+  (_k, r) =>
+    `Loading chunk ${Math.floor(r() * 900) + 100} failed. (error: https://shop.example/assets/chunk-${Math.floor(r() * 1e8).toString(16)}.js)`,
   (k) => `this.${PROPS[(k * 7) % PROPS.length]}.map is not a function`,
   (_k, r) => `Unexpected token '<', "<!DOCTYPE "... is not valid JSON at position ${Math.floor(r() * 40)}`,
   (_k, r) => `Request for order ${Math.floor(r() * 1e7)} timed out after ${Math.floor(r() * 20) + 10}000 ms`,
   () => 'Maximum call stack size exceeded',
   (_k, r) => `Failed to execute 'removeChild' on 'Node': node ${Math.floor(r() * 9000)} is not a child of this node.`,
   () => 'The operation was aborted.',
-  (k) => `Minified React error #${[185, 418, 423, 425, 130][k % 5]}; visit https://react.dev/errors/${[185, 418, 423, 425, 130][k % 5]} for the full message`,
+  (k) =>
+    `Minified React error #${[185, 418, 423, 425, 130][k % 5]}; visit https://react.dev/errors/${[185, 418, 423, 425, 130][k % 5]} for the full message`,
 ];
 const FILES = ['main', 'vendor', 'checkout', 'catalog', 'account', 'runtime'];
 const RESOURCES = ['orders', 'carts', 'products', 'users', 'payments', 'reviews', 'shipments', 'coupons'];
@@ -36,10 +81,20 @@ const USER_AGENTS = [
   'Mozilla/5.0 (X11; Linux x86_64; rv:132.0) Gecko/20100101 Firefox/132.0',
   'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
 ];
-const PAGES = ['/', '/cart', '/checkout', '/checkout/payment', '/products/42-linen-shirt', '/account/orders', '/search?q=shoes', '/wishlist'];
+const PAGES = [
+  '/',
+  '/cart',
+  '/checkout',
+  '/checkout/payment',
+  '/products/42-linen-shirt',
+  '/account/orders',
+  '/search?q=shoes',
+  '/wishlist',
+];
 
 const pick = <T>(items: readonly T[], r: () => number): T => items[Math.floor(r() * items.length)] as T;
-const hex = (r: () => number, length: number) => Array.from({ length }, () => Math.floor(r() * 16).toString(16)).join('');
+const hex = (r: () => number, length: number) =>
+  Array.from({ length }, () => Math.floor(r() * 16).toString(16)).join('');
 
 function stackFor(kind: number, errorType: string, message: string, r: () => number): string {
   const component = COMPONENTS[kind % COMPONENTS.length] as string;
@@ -50,10 +105,25 @@ function stackFor(kind: number, errorType: string, message: string, r: () => num
     const fn =
       i === 0
         ? `${component}.handle${PROPS[(kind >> 3) % PROPS.length]}${kind}`
-        : i < 5 ? `${component}.render${i}`
-          : pick(['commitRoot', 'performWorkOnRoot', 'flushSyncCallbacks', 'dispatchEvent', 'batchedUpdates', 'Object.next', 'step', 'fulfilled'], r);
+        : i < 5
+          ? `${component}.render${i}`
+          : pick(
+              [
+                'commitRoot',
+                'performWorkOnRoot',
+                'flushSyncCallbacks',
+                'dispatchEvent',
+                'batchedUpdates',
+                'Object.next',
+                'step',
+                'fulfilled',
+              ],
+              r,
+            );
     const file = i < 5 ? FILES[(kind + i) % FILES.length] : 'vendor';
-    frames.push(`    at ${fn} (https://shop.example/assets/${file}-D${hex(r, 7)}.js:${1 + Math.floor(r() * 900)}:${1 + Math.floor(r() * 40000)})`);
+    frames.push(
+      `    at ${fn} (https://shop.example/assets/${file}-D${hex(r, 7)}.js:${1 + Math.floor(r() * 900)}:${1 + Math.floor(r() * 40000)})`,
+    );
   }
   return `${errorType}: ${message}\n${frames.join('\n')}`;
 }
@@ -64,13 +134,37 @@ function breadcrumbs(r: () => number, now: number) {
     const t = now - (count - i) * 1500;
     switch (Math.floor(r() * 4)) {
       case 0:
-        return { timestamp: t, category: 'ui.click', level: 'info', message: `button.btn.btn-primary[data-test="${pick(PROPS, r)}-submit"]` };
+        return {
+          timestamp: t,
+          category: 'ui.click',
+          level: 'info',
+          message: `button.btn.btn-primary[data-test="${pick(PROPS, r)}-submit"]`,
+        };
       case 1:
-        return { timestamp: t, category: 'navigation', level: 'info', data: { from: pick(PAGES, r), to: pick(PAGES, r) } };
+        return {
+          timestamp: t,
+          category: 'navigation',
+          level: 'info',
+          data: { from: pick(PAGES, r), to: pick(PAGES, r) },
+        };
       case 2:
-        return { timestamp: t, category: 'fetch', level: 'info', data: { method: 'GET', url: `https://api.shop.example/v1/${pick(RESOURCES, r)}?page=${Math.floor(r() * 9)}`, status_code: 200 } };
+        return {
+          timestamp: t,
+          category: 'fetch',
+          level: 'info',
+          data: {
+            method: 'GET',
+            url: `https://api.shop.example/v1/${pick(RESOURCES, r)}?page=${Math.floor(r() * 9)}`,
+            status_code: 200,
+          },
+        };
       default:
-        return { timestamp: t, category: 'console', level: 'warning', message: `[${pick(COMPONENTS, r)}] slow render: ${Math.floor(r() * 400)} ms` };
+        return {
+          timestamp: t,
+          category: 'console',
+          level: 'warning',
+          message: `[${pick(COMPONENTS, r)}] slow render: ${Math.floor(r() * 400)} ms`,
+        };
     }
   });
 }
@@ -142,7 +236,9 @@ export function createEventSource(options: EventSourceOptions = {}): EventSource
   const users = options.users ?? 3_000;
   const batchSize = options.batchSize ?? 50;
   const r = rng(options.seed ?? 42);
-  const templates: string[][] = Array.from({ length: kinds }, (_, kind) => Array.from({ length: variants }, () => template(kind, r)));
+  const templates: string[][] = Array.from({ length: kinds }, (_, kind) =>
+    Array.from({ length: variants }, () => template(kind, r)),
+  );
   const anonymousIds = Array.from({ length: users }, (_, i) => `"anonymousId":"anon_${i.toString(36)}${hex(r, 12)}",`);
   const sessionIds = Array.from({ length: users * 2 }, () => `"sessionId":"session_${hex(r, 20)}",`);
   // Unique across runs too, so a database that was not dropped never turns fresh events into duplicates.
@@ -166,7 +262,8 @@ export function createEventSource(options: EventSourceOptions = {}): EventSource
         const variantsOfKind = templates[pickIn(kindRange)] as string[];
         const body = variantsOfKind[Math.floor(r() * variants)] as string;
         const user = userFrom + Math.floor(r() * (userTo - userFrom));
-        const who = r() < 0.9 ? (anonymousIds[user] as string) + (sessionIds[user * 2 + (r() < 0.5 ? 0 : 1)] as string) : '';
+        const who =
+          r() < 0.9 ? (anonymousIds[user] as string) + (sessionIds[user * 2 + (r() < 0.5 ? 0 : 1)] as string) : '';
         const timestamp = slice.timestamp ? slice.timestamp() : now - Math.floor(r() * 60_000);
         parts[i] = `{"eventId":"evt_${runTag}${(counter++).toString(36)}","timestamp":${timestamp},${who}${body}`;
       }

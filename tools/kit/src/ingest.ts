@@ -20,9 +20,23 @@ export interface Answer {
 
 export const latencyOf = (answer: Answer) => answer.answeredAt - answer.sentAt;
 
-export async function postBatch(origin: string, body: string, meta: { batch: number; attempt: number; events: number }, timeoutMs: number): Promise<Answer> {
+export async function postBatch(
+  origin: string,
+  body: string,
+  meta: { batch: number; attempt: number; events: number },
+  timeoutMs: number,
+): Promise<Answer> {
   const sentAt = performance.now();
-  const answer: Answer = { ...meta, sentAt, answeredAt: sentAt, status: 0, retryAfter: null, accepted: 0, duplicates: 0, rejected: 0 };
+  const answer: Answer = {
+    ...meta,
+    sentAt,
+    answeredAt: sentAt,
+    status: 0,
+    retryAfter: null,
+    accepted: 0,
+    duplicates: 0,
+    rejected: 0,
+  };
   try {
     const response = await fetch(`${origin}/api/events/batch`, {
       method: 'POST',
@@ -50,7 +64,10 @@ export async function postBatch(origin: string, body: string, meta: { batch: num
   } catch (error) {
     answer.answeredAt = performance.now();
     const cause = (error as { cause?: { code?: string } }).cause;
-    answer.code = (error as Error).name === 'TimeoutError' ? 'no answer (timeout)' : `no answer (${cause?.code ?? (error as Error).message})`;
+    answer.code =
+      (error as Error).name === 'TimeoutError'
+        ? 'no answer (timeout)'
+        : `no answer (${cause?.code ?? (error as Error).message})`;
   }
   return answer;
 }

@@ -100,7 +100,9 @@ export function machineBusyMs(): number {
   try {
     const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] as string;
     const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number) as number[];
-    return (((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 1000) / CLOCK_TICKS;
+    return (
+      (((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 1000) / CLOCK_TICKS
+    );
   } catch {
     return Number.NaN;
   }

@@ -47,9 +47,13 @@ export async function callEveryOperation(baseUrl: string): Promise<string[]> {
   const document = await openapi();
   lines.push(`openapi ${document.response.status}`);
 
-  const registered = await authRegister({ body: { email: 'every-operation@example.com', password: 'a long enough passphrase' } });
+  const registered = await authRegister({
+    body: { email: 'every-operation@example.com', password: 'a long enough passphrase' },
+  });
   if (!registered.data) throw new Error(`register: ${codeOf(registered.error)}`);
-  const signedIn = await authLogin({ body: { email: 'every-operation@example.com', password: 'a long enough passphrase' } });
+  const signedIn = await authLogin({
+    body: { email: 'every-operation@example.com', password: 'a long enough passphrase' },
+  });
   if (!signedIn.data) throw new Error(`login: ${codeOf(signedIn.error)}`);
   const token: string = signedIn.data.token;
   const auth = { headers: { authorization: `Bearer ${token}` } };
@@ -65,16 +69,35 @@ export async function callEveryOperation(baseUrl: string): Promise<string[]> {
 
   const now = Date.now();
   const ingested = await eventsIngest({
-    body: { appKey, events: [{ eventId: 'evt_every_operation', type: 'error', timestamp: now, errorType: 'TypeError', message: 'x is undefined' }] },
+    body: {
+      appKey,
+      events: [
+        {
+          eventId: 'evt_every_operation',
+          type: 'error',
+          timestamp: now,
+          errorType: 'TypeError',
+          message: 'x is undefined',
+        },
+      ],
+    },
   });
   lines.push(`ingest accepted ${ingested.data?.accepted ?? codeOf(ingested.error)}`);
 
   // What a Sentry SDK does with the app's DSN: an envelope with the key in the query, an event to /store/ with it in X-Sentry-Auth.
   const dsn = new URL(created.data.app.dsn);
   const projectId = Number(dsn.pathname.split('/').at(-1));
-  const envelope = await sentryEnvelope({ path: { projectId }, query: { sentry_key: dsn.username }, body: '{}\n{"type":"event"}\n{"message":"hello"}\n' });
+  const envelope = await sentryEnvelope({
+    path: { projectId },
+    query: { sentry_key: dsn.username },
+    body: '{}\n{"type":"event"}\n{"message":"hello"}\n',
+  });
   lines.push(`sentry envelope ${envelope.data?.id ?? codeOf(envelope.error)}`);
-  const stored = await sentryStore({ path: { projectId }, headers: { 'X-Sentry-Auth': `Sentry sentry_key=${dsn.username}, sentry_version=7` }, body: { message: 'hello' } });
+  const stored = await sentryStore({
+    path: { projectId },
+    headers: { 'X-Sentry-Auth': `Sentry sentry_key=${dsn.username}, sentry_version=7` },
+    body: { message: 'hello' },
+  });
   lines.push(`sentry store ${stored.data?.id ?? codeOf(stored.error)}`);
   const sdk = await browserSdk();
   lines.push(`browser sdk ${sdk.response.status}`);
@@ -99,7 +122,11 @@ export async function callEveryOperation(baseUrl: string): Promise<string[]> {
   const alert = await alertsCreate({
     ...auth,
     path: { appKey },
-    body: { trigger: 'spike', spike: { events: 100, minutes: 60 }, channel: { type: 'webhook', url: 'https://hooks.example.com/collector' } },
+    body: {
+      trigger: 'spike',
+      spike: { events: 100, minutes: 60 },
+      channel: { type: 'webhook', url: 'https://hooks.example.com/collector' },
+    },
   });
   const alertId: string | undefined = alert.data?.alert.id;
   lines.push(`alert ${alertId ?? codeOf(alert.error)} (secret ${alert.data?.alert.secret ? 'set' : 'missing'})`);

@@ -5,12 +5,16 @@ const UNBOUNDED_QUANTIFIER = /(?<!\\)(?:[*+]|\{\d+,\})/;
 
 export function isBoundedPattern(pattern) {
   if (typeof pattern !== 'string') return false;
-  return pattern.startsWith('^') && pattern.endsWith('$') && !pattern.endsWith('\\$') && !UNBOUNDED_QUANTIFIER.test(pattern);
+  return (
+    pattern.startsWith('^') && pattern.endsWith('$') && !pattern.endsWith('\\$') && !UNBOUNDED_QUANTIFIER.test(pattern)
+  );
 }
 
 export default function boundedString(schema) {
   if (schema === null || typeof schema !== 'object') return;
   if ('maxLength' in schema || 'enum' in schema || 'const' in schema) return;
   if (isBoundedPattern(schema.pattern)) return;
-  return [{ message: 'Schema of type string must specify maxLength, enum, const, or a pattern that bounds its length.' }];
+  return [
+    { message: 'Schema of type string must specify maxLength, enum, const, or a pattern that bounds its length.' },
+  ];
 }

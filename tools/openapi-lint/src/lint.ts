@@ -47,7 +47,10 @@ const source = flags.url ? `${flags.url}/api/openapi.json` : 'the generated /api
 const results: [string, boolean][] = [];
 
 console.log(`\n== Spectral (spectral:oas + OWASP 2023) over ${source}`);
-results.push(['Spectral', run(bin('spectral'), ['lint', '--ruleset', join(packageDir, '.spectral.yaml'), '--fail-severity', 'error', target])]);
+results.push([
+  'Spectral',
+  run(bin('spectral'), ['lint', '--ruleset', join(packageDir, '.spectral.yaml'), '--fail-severity', 'error', target]),
+]);
 
 console.log(`\n== Redocly (recommended) over ${source}`);
 results.push([

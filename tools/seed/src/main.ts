@@ -26,7 +26,9 @@ const { flags, number } = parseFlags(
 
 const targets = [flags.url, flags['database-url'], flags['data-dir']].filter(Boolean);
 if (targets.length !== 1) {
-  console.error('give exactly one of --url (a running collector), --database-url or --data-dir (the seed starts a collector on it)');
+  console.error(
+    'give exactly one of --url (a running collector), --database-url or --data-dir (the seed starts a collector on it)',
+  );
   process.exit(2);
 }
 
@@ -58,9 +60,12 @@ try {
     connections: number('connections', 1, 1000),
     log: (line) => console.error(line),
   });
-  console.log(`seeded ${result.events} events into ${result.apps.length} apps in ${result.seconds.toFixed(0)} s (${Math.round(result.events / result.seconds)} events/s)`);
+  console.log(
+    `seeded ${result.events} events into ${result.apps.length} apps in ${result.seconds.toFixed(0)} s (${Math.round(result.events / result.seconds)} events/s)`,
+  );
   console.log(`account ${result.email}, token ${result.token}`);
-  for (const app of result.apps) console.log(`  ${app.appKey}  ${app.name}  ${app.events} events, ${app.fingerprints} problems, ${app.users} users`);
+  for (const app of result.apps)
+    console.log(`  ${app.appKey}  ${app.name}  ${app.events} events, ${app.fingerprints} problems, ${app.users} users`);
   if (flags.out) writeFileSync(resolve(flags.out), `${JSON.stringify(result, null, 2)}\n`);
 } finally {
   await cleanup();

@@ -1,7 +1,7 @@
 // Loads a collector with realistic history through its public API, so every counter and index the write path
 // maintains is filled exactly as real traffic would fill it, whatever the schema looks like.
 // Defaults (issue 3): 1,000,000 events, 20 apps of uneven size, ~5,000 fingerprints, 30 days, ~300k distinct users.
-import { request as httpRequest, Agent } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { createEventSource, rng } from '@collector/tool-kit';
 
 export interface SeedOptions {
@@ -58,7 +58,13 @@ function post(agent: Agent, url: URL, body: string, token?: string): Promise<Ans
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), retryAfter: res.headers['retry-after'] }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+            retryAfter: res.headers['retry-after'],
+          }),
+        );
         res.on('error', reject);
       },
     );
@@ -105,7 +111,12 @@ export async function seed(options: SeedOptions): Promise<SeedResult> {
   let userFrom = 0;
   for (let i = 0; i < appCount; i++) {
     const name = `Seed shop ${String(i + 1).padStart(2, '0')}`;
-    const created = await post(agent, url('/api/apps'), JSON.stringify({ name, type: i % 4 === 3 ? 'react-native' : 'web' }), token);
+    const created = await post(
+      agent,
+      url('/api/apps'),
+      JSON.stringify({ name, type: i % 4 === 3 ? 'react-native' : 'web' }),
+      token,
+    );
     if (created.status !== 201) throw new Error(`create app: ${created.status} ${created.body}`);
     const kinds = kindCounts[i] as number;
     const userCount = userCounts[i] as number;
@@ -146,7 +157,9 @@ export async function seed(options: SeedOptions): Promise<SeedResult> {
   const started = performance.now();
   const progress = setInterval(() => {
     const seconds = (performance.now() - started) / 1000;
-    log(`  ${done * source.batchSize} events in ${seconds.toFixed(0)} s (${Math.round((done * source.batchSize) / seconds)} events/s)`);
+    log(
+      `  ${done * source.batchSize} events in ${seconds.toFixed(0)} s (${Math.round((done * source.batchSize) / seconds)} events/s)`,
+    );
   }, 5_000);
   progress.unref();
 

@@ -130,7 +130,13 @@ interface Tally {
   eventsSent: number;
 }
 
-const newTally = (): Tally => ({ answers: [], batches: 0, doubled: { sequential: 0, concurrent: 0, inconsistent: [] }, acceptedIds: new Set(), eventsSent: 0 });
+const newTally = (): Tally => ({
+  answers: [],
+  batches: 0,
+  doubled: { sequential: 0, concurrent: 0, inconsistent: [] },
+  acceptedIds: new Set(),
+  eventsSent: 0,
+});
 
 /** Runs the clients until the deadline, filling `tally` as answers come. */
 async function runLoad(origin: string, appKeys: string[], deadline: number, tally: Tally): Promise<void> {
@@ -157,18 +163,28 @@ async function runLoad(origin: string, appKeys: string[], deadline: number, tall
           answers = [first, await postBatch(origin, body, { ...meta, attempt: 2 }, REQUEST_TIMEOUT_MS)];
         } else {
           tally.doubled.concurrent++;
-          answers = await Promise.all([postBatch(origin, body, meta, REQUEST_TIMEOUT_MS), postBatch(origin, body, { ...meta, attempt: 2 }, REQUEST_TIMEOUT_MS)]);
+          answers = await Promise.all([
+            postBatch(origin, body, meta, REQUEST_TIMEOUT_MS),
+            postBatch(origin, body, { ...meta, attempt: 2 }, REQUEST_TIMEOUT_MS),
+          ]);
         }
         const [a, b] = answers as [Answer, Answer];
-        if (a.status === 200 && b.status === 200 && (a.duplicates + b.duplicates !== size || a.accepted !== size || b.accepted !== size)) {
-          tally.doubled.inconsistent.push(`batch ${batch} of ${size}: accepted ${a.accepted}+${b.accepted}, duplicates ${a.duplicates}+${b.duplicates}`);
+        if (
+          a.status === 200 &&
+          b.status === 200 &&
+          (a.duplicates + b.duplicates !== size || a.accepted !== size || b.accepted !== size)
+        ) {
+          tally.doubled.inconsistent.push(
+            `batch ${batch} of ${size}: accepted ${a.accepted}+${b.accepted}, duplicates ${a.duplicates}+${b.duplicates}`,
+          );
         }
       } else {
         answers = [await postBatch(origin, body, meta, REQUEST_TIMEOUT_MS)];
       }
       for (const answer of answers) {
         tally.answers.push(answer);
-        if (answer.status === 200 && answer.rejected === 0) for (const event of events) tally.acceptedIds.add(`${appKey} ${event.eventId}`);
+        if (answer.status === 200 && answer.rejected === 0)
+          for (const event of events) tally.acceptedIds.add(`${appKey} ${event.eventId}`);
       }
       await sleep(r() * 2 * options.thinkMs);
     }
@@ -214,7 +230,8 @@ type Integrity = Record<keyof typeof INTEGRITY_SQL, number>;
 
 async function integrity(query: Query): Promise<Integrity> {
   const result = {} as Integrity;
-  for (const [key, text] of Object.entries(INTEGRITY_SQL)) result[key as keyof Integrity] = Number((await query(text))[0]?.n);
+  for (const [key, text] of Object.entries(INTEGRITY_SQL))
+    result[key as keyof Integrity] = Number((await query(text))[0]?.n);
   return result;
 }
 
@@ -224,8 +241,13 @@ async function main(): Promise<boolean> {
   const store = flags.embedded ? await embeddedStore() : await postgresStore();
   const collector = await startCollector({ repoRoot, env: { ...store.env, WORKERS: String(options.workers) } });
   cleanups.push(() => collector.stop());
-  const appKeys = await createAccountWithApps(collector.origin, Array.from({ length: options.apps }, (_, i) => `Shop ${i + 1}`));
-  log(`collector pid ${collector.pid}${options.workers > 1 ? ` (the primary of ${options.workers} workers)` : ''}; ${store.describe}`);
+  const appKeys = await createAccountWithApps(
+    collector.origin,
+    Array.from({ length: options.apps }, (_, i) => `Shop ${i + 1}`),
+  );
+  log(
+    `collector pid ${collector.pid}${options.workers > 1 ? ` (the primary of ${options.workers} workers)` : ''}; ${store.describe}`,
+  );
   log(`${options.clients} clients for ${options.seconds} s, ${options.duplicateShare * 100}% of batches sent twice`);
   const memory = watchMemory(collector.pid, 1000);
   const rssAtStart = memoryMiB(collector.pid).rss;
@@ -240,7 +262,9 @@ async function main(): Promise<boolean> {
     seen = tally.answers.length;
     const events = fresh.filter((a) => a.status === 200).reduce((sum, a) => sum + a.accepted - a.duplicates, 0);
     const bad = tally.answers.filter((a) => a.status !== 200).length;
-    log(`${tally.answers.length} requests, ${fmt(events / (every / 1000))} new events/s, non-200 so far ${bad}, collector RSS ${fmt(memoryMiB(collector.pid).rss)} MiB`);
+    log(
+      `${tally.answers.length} requests, ${fmt(events / (every / 1000))} new events/s, non-200 so far ${bad}, collector RSS ${fmt(memoryMiB(collector.pid).rss)} MiB`,
+    );
   }, every);
   await load;
   clearInterval(reporter);
@@ -250,7 +274,16 @@ async function main(): Promise<boolean> {
   const alive = collector.exited() === undefined;
   await collector.stop();
   const found = await store.inspect(integrity);
-  return report({ store, tally, found, elapsed, alive, rss: { start: rssAtStart, end: rssAtEnd, peak: mem.peak }, collectorLines: collector.lines(), tail: collector.output() });
+  return report({
+    store,
+    tally,
+    found,
+    elapsed,
+    alive,
+    rss: { start: rssAtStart, end: rssAtEnd, peak: mem.peak },
+    collectorLines: collector.lines(),
+    tail: collector.output(),
+  });
 }
 
 function report(run: {
@@ -274,35 +307,76 @@ function report(run: {
   const serverErrors = answers.filter((a) => a.status >= 500 || a.status === 0);
   const latencies = answers.map(latencyOf);
   const out: string[] = [''];
-  out.push(`== soak: ${options.clients} clients, ${fmt(run.elapsed)} s, ${options.duplicateShare * 100}% of batches sent twice ==`);
-  out.push(`${run.store.describe}; ${cpus().length} CPUs; ${options.apps} apps; batches of 1-50 ~2 KB browser events; ${options.thinkMs} ms mean pause between a client's batches`);
+  out.push(
+    `== soak: ${options.clients} clients, ${fmt(run.elapsed)} s, ${options.duplicateShare * 100}% of batches sent twice ==`,
+  );
+  out.push(
+    `${run.store.describe}; ${cpus().length} CPUs; ${options.apps} apps; batches of 1-50 ~2 KB browser events; ${options.thinkMs} ms mean pause between a client's batches`,
+  );
   out.push('');
-  out.push(`requests ${answers.length} (${Object.entries(statuses).map(([s, n]) => `${s}: ${n}`).join(', ')}), ${fmt(answers.length / run.elapsed)} req/s`);
-  out.push(`latency ms: p50 ${fmt(percentile(latencies, 50), 1)}, p99 ${fmt(percentile(latencies, 99), 1)}, max ${fmt(Math.max(0, ...latencies))}`);
+  out.push(
+    `requests ${answers.length} (${Object.entries(statuses)
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ')}), ${fmt(answers.length / run.elapsed)} req/s`,
+  );
+  out.push(
+    `latency ms: p50 ${fmt(percentile(latencies, 50), 1)}, p99 ${fmt(percentile(latencies, 99), 1)}, max ${fmt(Math.max(0, ...latencies))}`,
+  );
   out.push(
     `batches ${tally.batches} (${tally.eventsSent} events), sent twice: ${tally.doubled.sequential + tally.doubled.concurrent} ` +
       `(${tally.doubled.sequential} again after the answer, ${tally.doubled.concurrent} both at once)`,
   );
-  out.push(`sum of accepted ${accepted}, sum of duplicates ${duplicates}, rejected ${rejected}; distinct eventIds accepted ${tally.acceptedIds.size}`);
-  out.push(`stored events ${found.stored} (${fmt(found.stored / run.elapsed)}/s), issues ${found.issues}, hourly rows ${found.hours}`);
-  out.push(`collector RSS: ${fmt(run.rss.start)} MiB at start, ${fmt(run.rss.end)} MiB at end, peak ${fmt(run.rss.peak)} MiB`);
+  out.push(
+    `sum of accepted ${accepted}, sum of duplicates ${duplicates}, rejected ${rejected}; distinct eventIds accepted ${tally.acceptedIds.size}`,
+  );
+  out.push(
+    `stored events ${found.stored} (${fmt(found.stored / run.elapsed)}/s), issues ${found.issues}, hourly rows ${found.hours}`,
+  );
+  out.push(
+    `collector RSS: ${fmt(run.rss.start)} MiB at start, ${fmt(run.rss.end)} MiB at end, peak ${fmt(run.rss.peak)} MiB`,
+  );
   out.push('');
   const checks: [boolean, string][] = [
     [run.alive, 'the collector stayed up'],
     [serverErrors.length === 0, `no 5xx and no unanswered request (${serverErrors.length})`],
     [answers.length === ok.length, `every answer 200 (${answers.length - ok.length} not)`],
-    [found.stored === tally.acceptedIds.size && found.distinct === found.stored, `stored events ${found.stored} == distinct eventIds accepted ${tally.acceptedIds.size}`],
-    [accepted - duplicates === found.stored, `sum(accepted) - sum(duplicates) ${accepted - duplicates} == stored ${found.stored}`],
-    [tally.doubled.inconsistent.length === 0, `each batch sent twice: accepted twice, its events counted once as duplicates (${tally.doubled.inconsistent.length} pairs not)`],
-    [found.totalsEvents === found.stored && found.appsOff === 0, `app_totals: events ${found.totalsEvents} == count(events); errors, failed requests, issues, users exact per app (${found.appsOff} apps off)`],
-    [found.issueEvents === found.stored && found.issueCountsOff === 0, `sum(issues.event_count) ${found.issueEvents} == count(events); each issue's event_count exact (${found.issueCountsOff} off)`],
-    [found.issueUsersOff === 0, `issues.user_count == distinct anonymous_ids of its events (${found.issueUsersOff} issues off)`],
-    [found.hourlyEvents === found.stored && found.hoursOff === 0, `app_hourly: sum ${found.hourlyEvents} == count(events); each hour exact (${found.hoursOff} hours off)`],
+    [
+      found.stored === tally.acceptedIds.size && found.distinct === found.stored,
+      `stored events ${found.stored} == distinct eventIds accepted ${tally.acceptedIds.size}`,
+    ],
+    [
+      accepted - duplicates === found.stored,
+      `sum(accepted) - sum(duplicates) ${accepted - duplicates} == stored ${found.stored}`,
+    ],
+    [
+      tally.doubled.inconsistent.length === 0,
+      `each batch sent twice: accepted twice, its events counted once as duplicates (${tally.doubled.inconsistent.length} pairs not)`,
+    ],
+    [
+      found.totalsEvents === found.stored && found.appsOff === 0,
+      `app_totals: events ${found.totalsEvents} == count(events); errors, failed requests, issues, users exact per app (${found.appsOff} apps off)`,
+    ],
+    [
+      found.issueEvents === found.stored && found.issueCountsOff === 0,
+      `sum(issues.event_count) ${found.issueEvents} == count(events); each issue's event_count exact (${found.issueCountsOff} off)`,
+    ],
+    [
+      found.issueUsersOff === 0,
+      `issues.user_count == distinct anonymous_ids of its events (${found.issueUsersOff} issues off)`,
+    ],
+    [
+      found.hourlyEvents === found.stored && found.hoursOff === 0,
+      `app_hourly: sum ${found.hourlyEvents} == count(events); each hour exact (${found.hoursOff} hours off)`,
+    ],
   ];
   for (const [met, text] of checks) out.push(`  [${met ? 'met' : 'NOT met'}] ${text}`);
   for (const sample of tally.doubled.inconsistent.slice(0, 5)) out.push(`  inconsistent: ${sample}`);
-  for (const a of answers.filter((each) => each.status !== 200).slice(0, 5)) out.push(`  non-200: ${a.status} ${a.code ?? ''} after ${fmt(latencyOf(a))} ms`);
-  if (run.collectorLines > 0) out.push(`collector printed ${run.collectorLines} log line(s) at LOG_LEVEL=warn; last: ${run.tail.slice(-2).join(' | ').slice(0, 600)}`);
+  for (const a of answers.filter((each) => each.status !== 200).slice(0, 5))
+    out.push(`  non-200: ${a.status} ${a.code ?? ''} after ${fmt(latencyOf(a))} ms`);
+  if (run.collectorLines > 0)
+    out.push(
+      `collector printed ${run.collectorLines} log line(s) at LOG_LEVEL=warn; last: ${run.tail.slice(-2).join(' | ').slice(0, 600)}`,
+    );
   const failed = checks.filter(([met]) => !met).length;
   out.push('');
   out.push(failed === 0 ? `all ${checks.length} checks met` : `${failed} of ${checks.length} checks NOT met`);

@@ -4,11 +4,11 @@ import { testDatabaseUrl } from '@collector/db/testing';
 import { sessionPolicy } from '@collector/domain';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createContextInner, noAlertDelivery } from '../context';
+import { sha256Hex } from '../ids';
 import { KnownApps } from '../known-apps';
 import { createRateLimiters, defaultRateLimits } from '../rate-limiter';
 import { appRouter } from '../router';
 import { createCallerFactory } from '../trpc';
-import { sha256Hex } from '../ids';
 
 const database = await openDatabase({ url: await testDatabaseUrl() });
 afterAll(() => database.close());
@@ -33,11 +33,20 @@ const callerAs = (authorization?: string) =>
   );
 
 const storedExpiry = async (token: string) =>
-  (await database.db.selectFrom('sessions').select('expires_at').where('id', '=', sha256Hex(token)).executeTakeFirstOrThrow()).expires_at;
+  (
+    await database.db
+      .selectFrom('sessions')
+      .select('expires_at')
+      .where('id', '=', sha256Hex(token))
+      .executeTakeFirstOrThrow()
+  ).expires_at;
 
 describe('session expiry', () => {
   it('slides forward on use, written back at most once a minute', async () => {
-    const { token } = await callerAs().auth.register({ email: `slide-${Math.random().toString(36).slice(2)}@example.com`, password: 'a long unusual passphrase' });
+    const { token } = await callerAs().auth.register({
+      email: `slide-${Math.random().toString(36).slice(2)}@example.com`,
+      password: 'a long unusual passphrase',
+    });
     const signedIn = callerAs(`Bearer ${token}`);
     const issued = await storedExpiry(token);
     expect(issued).toBe(now + sessionPolicy.idleMs);

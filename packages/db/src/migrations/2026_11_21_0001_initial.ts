@@ -28,7 +28,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('type', 'text', (col) => col.notNull())
     .addColumn('created_at', 'int8', (col) => col.notNull())
     .execute();
-  await db.schema.createIndex('apps_user_id_created_at').on('apps').columns(['user_id', 'created_at', 'app_key']).execute();
+  await db.schema
+    .createIndex('apps_user_id_created_at')
+    .on('apps')
+    .columns(['user_id', 'created_at', 'app_key'])
+    .execute();
 
   await db.schema
     .createTable('app_totals')
@@ -53,7 +57,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('events_pkey', ['app_key', 'event_id'])
     .execute();
   // Issue detail: an issue's events, newest first.
-  await sql`create index events_issue_timestamp on events (app_key, fingerprint, timestamp desc, event_id desc)`.execute(db);
+  await sql`create index events_issue_timestamp on events (app_key, fingerprint, timestamp desc, event_id desc)`.execute(
+    db,
+  );
   // Overview over a time window.
   await db.schema.createIndex('events_app_timestamp').on('events').columns(['app_key', 'timestamp']).execute();
 

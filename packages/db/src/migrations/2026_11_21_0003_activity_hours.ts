@@ -22,8 +22,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('activity_hours_pkey', ['app_key', 'kind', 'subject', 'hour'])
     .execute();
   // Read index-only by the overview: the links of a range of hours, and those that follow a given hour.
-  await sql`create index activity_hours_by_hour on activity_hours (app_key, kind, hour) include (prev_hour, subject)`.execute(db);
-  await sql`create index activity_hours_by_prev_hour on activity_hours (app_key, kind, prev_hour) include (hour, subject)`.execute(db);
+  await sql`create index activity_hours_by_hour on activity_hours (app_key, kind, hour) include (prev_hour, subject)`.execute(
+    db,
+  );
+  await sql`create index activity_hours_by_prev_hour on activity_hours (app_key, kind, prev_hour) include (hour, subject)`.execute(
+    db,
+  );
 
   // The same links counted per day of the hour, and per day (prev_day, -1 for none) or hour of the one before. The
   // overview reads the first for a range of days, the second for the hours of one day: hence prev_hour first in its key.
@@ -80,10 +84,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     where u.app_key = h.app_key and u.anonymous_id = h.subject`.execute(db);
   await sql`
     insert into issue_hours (app_key, fingerprint, hours)
-    select app_key, subject, array_agg(hour order by hour) from activity_hours where kind = 'i' group by 1, 2`.execute(db);
+    select app_key, subject, array_agg(hour order by hour) from activity_hours where kind = 'i' group by 1, 2`.execute(
+    db,
+  );
   await sql`
     insert into activity_by_prev_day (app_key, kind, day, prev_day, links)
-    select app_key, kind, hour / 24, case when prev_hour < 0 then -1 else prev_hour / 24 end, count(*) from activity_hours group by 1, 2, 3, 4`.execute(db);
+    select app_key, kind, hour / 24, case when prev_hour < 0 then -1 else prev_hour / 24 end, count(*) from activity_hours group by 1, 2, 3, 4`.execute(
+    db,
+  );
   await sql`
     insert into activity_by_prev_hour (app_key, kind, day, prev_hour, links)
     select app_key, kind, hour / 24, prev_hour, count(*) from activity_hours group by 1, 2, 3, 4`.execute(db);

@@ -24,7 +24,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   // Users stored before this migration, folded in once.
   await sql`
     insert into owner_users (user_id, anonymous_id, apps)
-    select a.user_id, u.anonymous_id, count(*) from app_users u join apps a on a.app_key = u.app_key group by 1, 2`.execute(db);
+    select a.user_id, u.anonymous_id, count(*) from app_users u join apps a on a.app_key = u.app_key group by 1, 2`.execute(
+    db,
+  );
   await sql`insert into owner_totals (user_id, users) select user_id, count(*) from owner_users group by 1`.execute(db);
 }
 

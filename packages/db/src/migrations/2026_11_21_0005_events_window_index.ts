@@ -4,7 +4,9 @@
 import { type Kysely, sql } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await sql`create index events_app_timestamp_window on events (app_key, timestamp) include (type, anonymous_id, fingerprint)`.execute(db);
+  await sql`create index events_app_timestamp_window on events (app_key, timestamp) include (type, anonymous_id, fingerprint)`.execute(
+    db,
+  );
   await sql`drop index events_app_timestamp`.execute(db);
 }
 

@@ -20,7 +20,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await sql`
     insert into activity_by_hour (app_key, kind, hour, prev_day, links)
-    select app_key, kind, hour, case when prev_hour < 0 then -1 else prev_hour / 24 end, count(*) from activity_hours group by 1, 2, 3, 4`.execute(db);
+    select app_key, kind, hour, case when prev_hour < 0 then -1 else prev_hour / 24 end, count(*) from activity_hours group by 1, 2, 3, 4`.execute(
+    db,
+  );
 
   await overviewWindowAsOf0007.execute(db);
   await db.schema.dropTable('activity_by_prev_hour').execute();

@@ -7,7 +7,11 @@ import { type Kysely, sql } from 'kysely';
 import { overviewWindowAsOf0007 } from './2026_11_21_0007_activity_by_hour';
 
 /** Rewrites every activity row's kind once (on a large database, longer than a request may take), and the function. */
-async function renameKinds(db: Kysely<any>, names: Record<string, string>, createFunction: { execute(db: Kysely<any>): Promise<unknown> }) {
+async function renameKinds(
+  db: Kysely<any>,
+  names: Record<string, string>,
+  createFunction: { execute(db: Kysely<any>): Promise<unknown> },
+) {
   await sql`set local statement_timeout = 0`.execute(db);
   const [[fromUser, toUser], [fromIssue, toIssue]] = Object.entries(names) as [[string, string], [string, string]];
   for (const table of ['activity_hours', 'activity_by_prev_day', 'activity_by_hour']) {

@@ -13,9 +13,16 @@ export async function up(db: Kysely<any>): Promise<void> {
   // Keys for the apps that exist, from Node's CSPRNG (PostgreSQL's random() is not one); apps are few.
   const apps = await db.selectFrom('apps').select('app_key').execute();
   for (const { app_key } of apps) {
-    await db.updateTable('apps').set({ public_key: randomBytes(16).toString('hex') }).where('app_key', '=', app_key).execute();
+    await db
+      .updateTable('apps')
+      .set({ public_key: randomBytes(16).toString('hex') })
+      .where('app_key', '=', app_key)
+      .execute();
   }
-  await db.schema.alterTable('apps').alterColumn('public_key', (col) => col.setNotNull()).execute();
+  await db.schema
+    .alterTable('apps')
+    .alterColumn('public_key', (col) => col.setNotNull())
+    .execute();
   await sql`alter table apps add constraint apps_public_key_format check (public_key ~ '^[0-9a-f]{32}$')`.execute(db);
   await db.schema.createIndex('apps_public_key').on('apps').column('public_key').unique().execute();
   await db.schema.createIndex('apps_project_id').on('apps').column('project_id').unique().execute();

@@ -71,7 +71,17 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('issue_facets').ifExists().execute();
   await db.schema.dropTable('issue_days').ifExists().execute();
-  for (const column of ['status', 'status_changed_at', 'regressed_at', 'regressed_by_last_write', 'culprit', 'level', 'last_release', 'type', 'search_text']) {
+  for (const column of [
+    'status',
+    'status_changed_at',
+    'regressed_at',
+    'regressed_by_last_write',
+    'culprit',
+    'level',
+    'last_release',
+    'type',
+    'search_text',
+  ]) {
     await db.schema.alterTable('issues').dropColumn(column).execute();
   }
 }

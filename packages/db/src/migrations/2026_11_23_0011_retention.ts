@@ -32,7 +32,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('event_ids_pkey', ['app_key', 'event_id'])
     .execute();
   await sql`create index event_ids_day on event_ids (day)`.execute(db);
-  await sql`insert into event_ids (app_key, event_id, day) select app_key, event_id, (timestamp / ${DAY})::int4 from events`.execute(db);
+  await sql`insert into event_ids (app_key, event_id, day) select app_key, event_id, (timestamp / ${DAY})::int4 from events`.execute(
+    db,
+  );
 
   // Columns, defaults and indexes are copied from the table as it is (earlier migrations of this release may have added
   // some), so this migration does not need to know them all.
@@ -40,18 +42,24 @@ export async function up(db: Kysely<any>): Promise<void> {
     select indexname as name, indexdef as definition from pg_indexes where schemaname = current_schema() and tablename = 'events'
     and indexname <> 'events_pkey'`.execute(db);
   await sql`alter table events rename to events_unpartitioned`.execute(db);
-  await sql`create table events (like events_unpartitioned including defaults including constraints) partition by range (timestamp)`.execute(db);
+  await sql`create table events (like events_unpartitioned including defaults including constraints) partition by range (timestamp)`.execute(
+    db,
+  );
   await sql`alter table events add foreign key (app_key) references apps (app_key) on delete cascade`.execute(db);
   // Whatever no day's partition takes (a day not created yet): inserts never fail for want of a partition.
   await sql`create table events_default partition of events default`.execute(db);
-  const { rows } = await sql<{ day: number }>`select distinct (timestamp / ${DAY})::int4 as day from events_unpartitioned`.execute(db);
+  const { rows } = await sql<{
+    day: number;
+  }>`select distinct (timestamp / ${DAY})::int4 as day from events_unpartitioned`.execute(db);
   const today = Math.floor(Date.now() / DAY);
   const days = new Set(rows.map((row) => Number(row.day)));
   // The days events can arrive for from now on (30 days back, a little ahead); the retention job keeps this up.
   for (let day = today - 31; day <= today + 2; day++) days.add(day);
   for (const day of [...days].sort((a, b) => a - b)) {
     if (day < 0 || day > 2_932_896) continue; // outside years 1970..9999: left to the default partition
-    await sql`create table ${sql.id(partitionName(day))} partition of events for values from (${sql.lit(day * DAY)}) to (${sql.lit((day + 1) * DAY)})`.execute(db);
+    await sql`create table ${sql.id(partitionName(day))} partition of events for values from (${sql.lit(day * DAY)}) to (${sql.lit((day + 1) * DAY)})`.execute(
+      db,
+    );
   }
   await sql`insert into events select * from events_unpartitioned`.execute(db);
   await sql`drop table events_unpartitioned`.execute(db);
@@ -101,9 +109,15 @@ export async function down(db: Kysely<any>): Promise<void> {
     .addColumn('payload', 'jsonb', (col) => col.notNull())
     .addPrimaryKeyConstraint('events_pkey', ['app_key', 'event_id'])
     .execute();
-  await sql`insert into events select app_key, event_id, fingerprint, type, timestamp, received_at, anonymous_id, payload from events_partitioned on conflict do nothing`.execute(db);
+  await sql`insert into events select app_key, event_id, fingerprint, type, timestamp, received_at, anonymous_id, payload from events_partitioned on conflict do nothing`.execute(
+    db,
+  );
   await sql`drop table events_partitioned`.execute(db);
-  await sql`create index events_issue_timestamp on events (app_key, fingerprint, timestamp desc, event_id desc)`.execute(db);
-  await sql`create index events_app_timestamp_window on events (app_key, timestamp) include (type, anonymous_id, fingerprint)`.execute(db);
+  await sql`create index events_issue_timestamp on events (app_key, fingerprint, timestamp desc, event_id desc)`.execute(
+    db,
+  );
+  await sql`create index events_app_timestamp_window on events (app_key, timestamp) include (type, anonymous_id, fingerprint)`.execute(
+    db,
+  );
   await db.schema.dropTable('event_ids').ifExists().execute();
 }

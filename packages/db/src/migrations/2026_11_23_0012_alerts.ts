@@ -13,7 +13,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('channel', 'jsonb', (col) => col.notNull())
     .addColumn('secret', 'text', (col) => col.notNull())
     .addColumn('created_at', 'int8', (col) => col.notNull())
-    .addCheckConstraint('alerts_spike_check', sql`(trigger = 'spike') = (spike_events is not null and spike_minutes is not null)`)
+    .addCheckConstraint(
+      'alerts_spike_check',
+      sql`(trigger = 'spike') = (spike_events is not null and spike_minutes is not null)`,
+    )
     .execute();
   // The write path looks rules up by app and trigger for every issue it touches.
   await db.schema.createIndex('alerts_app_trigger').on('alerts').columns(['app_key', 'trigger']).execute();
@@ -26,7 +29,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('app_key', 'text', (col) => col.notNull())
     .addColumn('fingerprint', 'text')
     .addColumn('trigger', 'text', (col) => col.notNull())
-    .addColumn('status', 'text', (col) => col.notNull().defaultTo('pending').check(sql`status in ('pending', 'delivered', 'failed')`))
+    .addColumn('status', 'text', (col) =>
+      col.notNull().defaultTo('pending').check(sql`status in ('pending', 'delivered', 'failed')`),
+    )
     .addColumn('attempts', 'int4', (col) => col.notNull().defaultTo(0))
     .addColumn('last_error', 'text')
     .addColumn('created_at', 'int8', (col) => col.notNull())
@@ -35,8 +40,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     // A worker that took the delivery holds it until then; past it (the worker died), another may take it.
     .addColumn('leased_until', 'int8')
     .execute();
-  await sql`create index alert_deliveries_due on alert_deliveries (next_attempt_at) where status = 'pending'`.execute(db);
-  await db.schema.createIndex('alert_deliveries_app_created').on('alert_deliveries').columns(['app_key', 'created_at desc']).execute();
+  await sql`create index alert_deliveries_due on alert_deliveries (next_attempt_at) where status = 'pending'`.execute(
+    db,
+  );
+  await db.schema
+    .createIndex('alert_deliveries_app_created')
+    .on('alert_deliveries')
+    .columns(['app_key', 'created_at desc'])
+    .execute();
   await db.schema.createIndex('alert_deliveries_alert').on('alert_deliveries').column('alert_id').execute();
 
   // Events per issue and minute of receipt, for apps with a spike rule only.
@@ -63,5 +74,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['alert_spikes', 'issue_minutes', 'alert_deliveries', 'alerts']) await db.schema.dropTable(table).ifExists().execute();
+  for (const table of ['alert_spikes', 'issue_minutes', 'alert_deliveries', 'alerts'])
+    await db.schema.dropTable(table).ifExists().execute();
 }

@@ -16,14 +16,34 @@ const suffix = Math.random().toString(36).slice(2, 10);
 describe('migration 0016: HOT updates of issues', () => {
   it('updates an issue row in place for every later statement', async () => {
     const appKey = `web_hot${suffix}`;
-    await sql`insert into users (id, email, password_hash, created_at) values (${`user_hot${suffix}`}, ${`hot${suffix}@example.com`}, '-', 0)`.execute(database.db);
-    await insertApp(database.db, { app_key: appKey, user_id: `user_hot${suffix}`, name: 'H', type: 'web', created_at: 0, public_key: 'd'.repeat(32) });
+    await sql`insert into users (id, email, password_hash, created_at) values (${`user_hot${suffix}`}, ${`hot${suffix}@example.com`}, '-', 0)`.execute(
+      database.db,
+    );
+    await insertApp(database.db, {
+      app_key: appKey,
+      user_id: `user_hot${suffix}`,
+      name: 'H',
+      type: 'web',
+      created_at: 0,
+      public_key: 'd'.repeat(32),
+    });
     const now = Date.now();
-    const event = (i: number): StoredEvent => ({ eventId: `evt_hot${i}`, appKey, type: 'error', timestamp: now + i, fingerprint: 'TypeError:hot', message: 'boom', anonymousId: `anon_${i}` });
+    const event = (i: number): StoredEvent => ({
+      eventId: `evt_hot${i}`,
+      appKey,
+      type: 'error',
+      timestamp: now + i,
+      fingerprint: 'TypeError:hot',
+      message: 'boom',
+      anonymousId: `anon_${i}`,
+    });
     const hot = await database.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < 6; i++) await storePreparedBatches(trx, [prepareBatch({ appKey, events: [event(i)], receivedAt: now + i })]);
+      for (let i = 0; i < 6; i++)
+        await storePreparedBatches(trx, [prepareBatch({ appKey, events: [event(i)], receivedAt: now + i })]);
       const { rows } = await sql<{ updated: number; hot: number }>`
-        select pg_stat_get_xact_tuples_updated('issues'::regclass)::int4 as updated, pg_stat_get_xact_tuples_hot_updated('issues'::regclass)::int4 as hot`.execute(trx);
+        select pg_stat_get_xact_tuples_updated('issues'::regclass)::int4 as updated, pg_stat_get_xact_tuples_hot_updated('issues'::regclass)::int4 as hot`.execute(
+        trx,
+      );
       return rows[0];
     });
     // The first statement inserts the issue; the five after it update it (and the last seen time) in place.

@@ -16,14 +16,24 @@ it('gives apps created before it a public key and a project id, and new apps the
   const { error } = await migrator.migrateTo(before.at(-1) as string);
   expect(error).toBeUndefined();
   const db = database.db as unknown as import('kysely').Kysely<any>;
-  await db.insertInto('users').values({ id: 'user_a', email: 'a@example.com', password_hash: '-', created_at: 0 }).execute();
+  await db
+    .insertInto('users')
+    .values({ id: 'user_a', email: 'a@example.com', password_hash: '-', created_at: 0 })
+    .execute();
   for (const key of ['web_one', 'node_two', 'ios_three']) {
-    await db.insertInto('apps').values({ app_key: key, user_id: 'user_a', name: key, type: 'web', created_at: 1 }).execute();
+    await db
+      .insertInto('apps')
+      .values({ app_key: key, user_id: 'user_a', name: key, type: 'web', created_at: 1 })
+      .execute();
   }
 
   await migrateToLatest(database.db);
 
-  const rows = await database.db.selectFrom('apps').select(['app_key', 'public_key', 'project_id']).orderBy('project_id').execute();
+  const rows = await database.db
+    .selectFrom('apps')
+    .select(['app_key', 'public_key', 'project_id'])
+    .orderBy('project_id')
+    .execute();
   expect(rows).toHaveLength(3);
   for (const row of rows) {
     expect(row.public_key).toMatch(/^[0-9a-f]{32}$/);
@@ -34,11 +44,42 @@ it('gives apps created before it a public key and a project id, and new apps the
 
   const created = await database.db
     .insertInto('apps')
-    .values({ app_key: 'web_four', user_id: 'user_a', name: 'four', type: 'web', created_at: 2, public_key: 'f'.repeat(32) })
+    .values({
+      app_key: 'web_four',
+      user_id: 'user_a',
+      name: 'four',
+      type: 'web',
+      created_at: 2,
+      public_key: 'f'.repeat(32),
+    })
     .returning('project_id')
     .executeTakeFirstOrThrow();
   expect(created.project_id).toBeGreaterThan(Math.max(...rows.map((row) => row.project_id)));
   // The key's form is held by the database too, and it is unique.
-  await expect(database.db.insertInto('apps').values({ app_key: 'web_five', user_id: 'user_a', name: 'five', type: 'web', created_at: 2, public_key: 'F'.repeat(32) }).execute()).rejects.toThrow();
-  await expect(database.db.insertInto('apps').values({ app_key: 'web_six', user_id: 'user_a', name: 'six', type: 'web', created_at: 2, public_key: 'f'.repeat(32) }).execute()).rejects.toThrow();
+  await expect(
+    database.db
+      .insertInto('apps')
+      .values({
+        app_key: 'web_five',
+        user_id: 'user_a',
+        name: 'five',
+        type: 'web',
+        created_at: 2,
+        public_key: 'F'.repeat(32),
+      })
+      .execute(),
+  ).rejects.toThrow();
+  await expect(
+    database.db
+      .insertInto('apps')
+      .values({
+        app_key: 'web_six',
+        user_id: 'user_a',
+        name: 'six',
+        type: 'web',
+        created_at: 2,
+        public_key: 'f'.repeat(32),
+      })
+      .execute(),
+  ).rejects.toThrow();
 });

@@ -30,7 +30,14 @@ async function expectedLinks(appKey: string): Promise<Link[]> {
 }
 
 const storedLinks = (appKey: string) =>
-  db.selectFrom('activity_hours').select(['kind', 'subject', 'hour', 'prev_hour']).where('app_key', '=', appKey).orderBy('kind').orderBy('subject').orderBy('hour').execute();
+  db
+    .selectFrom('activity_hours')
+    .select(['kind', 'subject', 'hour', 'prev_hour'])
+    .where('app_key', '=', appKey)
+    .orderBy('kind')
+    .orderBy('subject')
+    .orderBy('hour')
+    .execute();
 
 /** Every derived structure agrees with the links: hour lists, and link counts per day and per hour (zero counts aside). */
 async function expectConsistent(appKey: string) {
@@ -38,9 +45,18 @@ async function expectConsistent(appKey: string) {
   expect(links).toEqual(await expectedLinks(appKey));
 
   const lists = new Map<string, number[]>();
-  for (const link of links) lists.set(`${link.kind} ${link.subject}`, [...(lists.get(`${link.kind} ${link.subject}`) ?? []), link.hour]);
-  const userLists = await db.selectFrom('app_users').select(['anonymous_id', 'hours']).where('app_key', '=', appKey).execute();
-  const issueLists = await db.selectFrom('issue_hours').select(['fingerprint', 'hours']).where('app_key', '=', appKey).execute();
+  for (const link of links)
+    lists.set(`${link.kind} ${link.subject}`, [...(lists.get(`${link.kind} ${link.subject}`) ?? []), link.hour]);
+  const userLists = await db
+    .selectFrom('app_users')
+    .select(['anonymous_id', 'hours'])
+    .where('app_key', '=', appKey)
+    .execute();
+  const issueLists = await db
+    .selectFrom('issue_hours')
+    .select(['fingerprint', 'hours'])
+    .where('app_key', '=', appKey)
+    .execute();
   const storedLists = new Map([
     ...userLists.map((row) => [`user ${row.anonymous_id}`, row.hours] as const),
     ...issueLists.map((row) => [`issue ${row.fingerprint}`, row.hours] as const),
@@ -53,11 +69,21 @@ async function expectConsistent(appKey: string) {
     for (const link of links) counts.set(key(link), (counts.get(key(link)) ?? 0) + 1);
     return counts;
   };
-  const byPrevDay = await db.selectFrom('activity_by_prev_day').selectAll().where('app_key', '=', appKey).where('links', '<>', 0).execute();
+  const byPrevDay = await db
+    .selectFrom('activity_by_prev_day')
+    .selectAll()
+    .where('app_key', '=', appKey)
+    .where('links', '<>', 0)
+    .execute();
   expect(new Map(byPrevDay.map((row) => [`${row.kind} ${row.day} ${row.prev_day}`, row.links]))).toEqual(
     tally((link) => `${link.kind} ${Math.floor(link.hour / 24)} ${prevDay(link)}`),
   );
-  const byHour = await db.selectFrom('activity_by_hour').selectAll().where('app_key', '=', appKey).where('links', '<>', 0).execute();
+  const byHour = await db
+    .selectFrom('activity_by_hour')
+    .selectAll()
+    .where('app_key', '=', appKey)
+    .where('links', '<>', 0)
+    .execute();
   expect(new Map(byHour.map((row) => [`${row.kind} ${row.hour} ${row.prev_day}`, row.links]))).toEqual(
     tally((link) => `${link.kind} ${link.hour} ${prevDay(link)}`),
   );
@@ -70,15 +96,27 @@ describe('write path: activity', () => {
   it("links each active hour to the subject's hour before, relinking when a late event comes before hours already stored", async () => {
     const appKey = await newApp();
     const start = someHour - 10 * DAY;
-    await store(batch(appKey, [at(appKey, 'evt_1', start + 9 * DAY), at(appKey, 'evt_2', start + 9 * DAY + 30 * 60_000)]));
+    await store(
+      batch(appKey, [at(appKey, 'evt_1', start + 9 * DAY), at(appKey, 'evt_2', start + 9 * DAY + 30 * 60_000)]),
+    );
     // Late: before every stored hour, then between two of them, then one that is already stored (nothing to do).
     await store(batch(appKey, [at(appKey, 'evt_3', start + 2 * DAY + 5 * HOUR)]));
-    await store(batch(appKey, [at(appKey, 'evt_4', start + 5 * DAY + 23 * HOUR), at(appKey, 'evt_5', start + 6 * DAY, { fingerprint: 'TypeError:other' })]));
+    await store(
+      batch(appKey, [
+        at(appKey, 'evt_4', start + 5 * DAY + 23 * HOUR),
+        at(appKey, 'evt_5', start + 6 * DAY, { fingerprint: 'TypeError:other' }),
+      ]),
+    );
     await store(batch(appKey, [at(appKey, 'evt_6', start + 2 * DAY + 5 * HOUR + 1)]));
     const h = (time: number) => Math.floor(time / HOUR);
     expect((await storedLinks(appKey)).filter((link) => link.kind === 'user')).toEqual([
       { kind: 'user', subject: 'anon_x', hour: h(start + 2 * DAY + 5 * HOUR), prev_hour: -1 },
-      { kind: 'user', subject: 'anon_x', hour: h(start + 5 * DAY + 23 * HOUR), prev_hour: h(start + 2 * DAY + 5 * HOUR) },
+      {
+        kind: 'user',
+        subject: 'anon_x',
+        hour: h(start + 5 * DAY + 23 * HOUR),
+        prev_hour: h(start + 2 * DAY + 5 * HOUR),
+      },
       { kind: 'user', subject: 'anon_x', hour: h(start + 6 * DAY), prev_hour: h(start + 5 * DAY + 23 * HOUR) },
       { kind: 'user', subject: 'anon_x', hour: h(start + 9 * DAY), prev_hour: h(start + 6 * DAY) },
     ]);
@@ -101,7 +139,11 @@ describe('write path: activity', () => {
     // Twelve statements of two batches, four at a time (on PostgreSQL they overlap; the embedded database runs one at a time).
     for (let i = 0; i < events.length; i += 80) {
       const slice = events.slice(i, i + 80);
-      await Promise.all([0, 20, 40, 60].map((k) => store(batch(appKey, slice.slice(k, k + 10)), batch(appKey, slice.slice(k + 10, k + 20)))));
+      await Promise.all(
+        [0, 20, 40, 60].map((k) =>
+          store(batch(appKey, slice.slice(k, k + 10)), batch(appKey, slice.slice(k + 10, k + 20))),
+        ),
+      );
     }
     await expectConsistent(appKey);
   });

@@ -55,7 +55,10 @@ export const activityParts = (keepFrom: number): StatementPart[] => [
   part(
     'hour_list_changes',
     sql.join(
-      kinds.map((kind) => sql`select app_key, ${sql.lit(kind)}::text as kind, subject, hours from ${sql.id(`${kind}_hour_changes`)}`),
+      kinds.map(
+        (kind) =>
+          sql`select app_key, ${sql.lit(kind)}::text as kind, subject, hours from ${sql.id(`${kind}_hour_changes`)}`,
+      ),
       sql`\n    union all\n    `,
     ),
   ),
@@ -69,7 +72,10 @@ export const activityParts = (keepFrom: number): StatementPart[] => [
     on conflict do nothing
     returning app_key, kind, subject, hour, prev_hour`,
   ),
-  part('new_hours', sql`select app_key, kind, subject, array_agg(hour) as hours from new_links group by app_key, kind, subject`),
+  part(
+    'new_hours',
+    sql`select app_key, kind, subject, array_agg(hour) as hours from new_links group by app_key, kind, subject`,
+  ),
   // A new hour before hours already stored (a late event) becomes the previous hour of the next stored one.
   part(
     'relinks',

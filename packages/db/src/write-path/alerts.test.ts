@@ -10,7 +10,11 @@ const { newApp } = await newAccount();
 const MINUTE = 60_000;
 
 let sequence = 0;
-async function addRule(appKey: string, trigger: 'new_issue' | 'regression' | 'spike', spike?: { events: number; minutes: number }) {
+async function addRule(
+  appKey: string,
+  trigger: 'new_issue' | 'regression' | 'spike',
+  spike?: { events: number; minutes: number },
+) {
   const id = `alert_${appKey}_${++sequence}`;
   await db
     .insertInto('alerts')
@@ -29,7 +33,13 @@ async function addRule(appKey: string, trigger: 'new_issue' | 'regression' | 'sp
 }
 
 const outbox = (appKey: string) =>
-  db.selectFrom('alert_deliveries').select(['alert_id', 'fingerprint', 'trigger', 'status', 'created_at', 'next_attempt_at']).where('app_key', '=', appKey).orderBy('alert_id').orderBy('fingerprint').execute();
+  db
+    .selectFrom('alert_deliveries')
+    .select(['alert_id', 'fingerprint', 'trigger', 'status', 'created_at', 'next_attempt_at'])
+    .where('app_key', '=', appKey)
+    .orderBy('alert_id')
+    .orderBy('fingerprint')
+    .execute();
 
 /** Events of one issue received at `receivedAt`. */
 const received = (appKey: string, receivedAt: number, ids: string[], fingerprint = 'TypeError:cart'): Batch => ({
@@ -51,7 +61,14 @@ describe('write path: alerts', () => {
     await store(received(appKey, now + 1, ['evt_4', 'evt_1']));
     expect(await outbox(appKey)).toEqual(
       [first, second].flatMap((alertId) =>
-        ['RangeError:x', 'TypeError:cart'].map((fingerprint) => ({ alert_id: alertId, fingerprint, trigger: 'new_issue', status: 'pending', created_at: now, next_attempt_at: now })),
+        ['RangeError:x', 'TypeError:cart'].map((fingerprint) => ({
+          alert_id: alertId,
+          fingerprint,
+          trigger: 'new_issue',
+          status: 'pending',
+          created_at: now,
+          next_attempt_at: now,
+        })),
       ),
     );
     expect(await outbox(other)).toEqual([]);
@@ -72,7 +89,9 @@ describe('write path: alerts', () => {
     expect(await outbox(appKey)).toEqual([]);
     // Four minutes later the first two are still in the window: the third event fires it.
     await store(received(appKey, start + 4 * MINUTE, ['evt_3']));
-    expect(await outbox(appKey)).toEqual([expect.objectContaining({ alert_id: rule, trigger: 'spike', created_at: start + 4 * MINUTE })]);
+    expect(await outbox(appKey)).toEqual([
+      expect.objectContaining({ alert_id: rule, trigger: 'spike', created_at: start + 4 * MINUTE }),
+    ]);
     await store(received(appKey, start + 5 * MINUTE, ['evt_4', 'evt_5', 'evt_6']));
     expect(await outbox(appKey)).toHaveLength(1);
     // The window after the alert's has passed: enough events fire it again.

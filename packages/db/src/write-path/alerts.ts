@@ -15,7 +15,10 @@ const newDeliveryId = sql`'delivery_' || replace(gen_random_uuid()::text, '-', '
 
 export const alertParts = (): StatementPart[] => [
   // The statement's time: its batches were received within milliseconds of each other.
-  part('alert_clock', sql`select max(received_at) as now, (max(received_at) / ${MINUTE})::int4 as minute from sent_events`),
+  part(
+    'alert_clock',
+    sql`select max(received_at) as now, (max(received_at) / ${MINUTE})::int4 as minute from sent_events`,
+  ),
   part(
     'issue_alerts',
     sql`insert into alert_deliveries (id, alert_id, app_key, fingerprint, trigger, created_at, next_attempt_at)

@@ -11,17 +11,38 @@ describe('write path: distinct users', () => {
     const [shop, blog] = [await newApp(), await newApp()];
     // One statement brings anon_both to both apps at once; later ones bring it again and add one user per app.
     await store(
-      batch(shop, [errorEvent(shop, 'evt_1', { anonymousId: 'anon_both' }), errorEvent(shop, 'evt_2', { anonymousId: 'anon_both' })]),
+      batch(shop, [
+        errorEvent(shop, 'evt_1', { anonymousId: 'anon_both' }),
+        errorEvent(shop, 'evt_2', { anonymousId: 'anon_both' }),
+      ]),
       batch(blog, [errorEvent(blog, 'evt_1', { anonymousId: 'anon_both' })]),
     );
-    await store(batch(shop, [errorEvent(shop, 'evt_3', { anonymousId: 'anon_shop' }), errorEvent(shop, 'evt_4', { anonymousId: 'anon_both' })]));
+    await store(
+      batch(shop, [
+        errorEvent(shop, 'evt_3', { anonymousId: 'anon_shop' }),
+        errorEvent(shop, 'evt_4', { anonymousId: 'anon_both' }),
+      ]),
+    );
     await store(batch(blog, [errorEvent(blog, 'evt_2', { anonymousId: 'anon_blog' }), errorEvent(blog, 'evt_3')]));
 
-    const appUsers = await db.selectFrom('app_totals').select(['app_key', 'users']).where('app_key', 'in', [shop, blog]).execute();
+    const appUsers = await db
+      .selectFrom('app_totals')
+      .select(['app_key', 'users'])
+      .where('app_key', 'in', [shop, blog])
+      .execute();
     expect(Object.fromEntries(appUsers.map((row) => [row.app_key, row.users]))).toEqual({ [shop]: 2, [blog]: 2 });
-    const owner = await db.selectFrom('owner_totals').select('users').where('user_id', '=', userId).executeTakeFirstOrThrow();
+    const owner = await db
+      .selectFrom('owner_totals')
+      .select('users')
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow();
     expect(owner.users).toBe(3);
-    const ownerUsers = await db.selectFrom('owner_users').select(['anonymous_id', 'apps']).where('user_id', '=', userId).orderBy('anonymous_id').execute();
+    const ownerUsers = await db
+      .selectFrom('owner_users')
+      .select(['anonymous_id', 'apps'])
+      .where('user_id', '=', userId)
+      .orderBy('anonymous_id')
+      .execute();
     expect(ownerUsers).toEqual([
       { anonymous_id: 'anon_blog', apps: 1 },
       { anonymous_id: 'anon_both', apps: 2 },
@@ -40,17 +61,34 @@ describe('write path: distinct users', () => {
     const first = await newAccount();
     const second = await newAccount();
     const [a, b] = [await first.newApp(), await second.newApp()];
-    await store(batch(a, [errorEvent(a, 'evt_1', { anonymousId: 'anon_same' })]), batch(b, [errorEvent(b, 'evt_1', { anonymousId: 'anon_same' })]));
-    const owners = await db.selectFrom('owner_totals').select(['user_id', 'users']).where('user_id', 'in', [first.userId, second.userId]).execute();
+    await store(
+      batch(a, [errorEvent(a, 'evt_1', { anonymousId: 'anon_same' })]),
+      batch(b, [errorEvent(b, 'evt_1', { anonymousId: 'anon_same' })]),
+    );
+    const owners = await db
+      .selectFrom('owner_totals')
+      .select(['user_id', 'users'])
+      .where('user_id', 'in', [first.userId, second.userId])
+      .execute();
     expect(owners.map((row) => row.users)).toEqual([1, 1]);
   });
 
   it('records each (issue, user) pair once', async () => {
     const { newApp } = await newAccount();
     const appKey = await newApp();
-    await store(batch(appKey, [errorEvent(appKey, 'evt_1', { anonymousId: 'anon_a' }), errorEvent(appKey, 'evt_2', { anonymousId: 'anon_a', fingerprint: 'TypeError:b' })]));
+    await store(
+      batch(appKey, [
+        errorEvent(appKey, 'evt_1', { anonymousId: 'anon_a' }),
+        errorEvent(appKey, 'evt_2', { anonymousId: 'anon_a', fingerprint: 'TypeError:b' }),
+      ]),
+    );
     await store(batch(appKey, [errorEvent(appKey, 'evt_3', { anonymousId: 'anon_a' })]));
-    const pairs = await db.selectFrom('issue_users').select(['fingerprint', 'anonymous_id']).where('app_key', '=', appKey).orderBy('fingerprint').execute();
+    const pairs = await db
+      .selectFrom('issue_users')
+      .select(['fingerprint', 'anonymous_id'])
+      .where('app_key', '=', appKey)
+      .orderBy('fingerprint')
+      .execute();
     expect(pairs).toEqual([
       { fingerprint: 'TypeError:b', anonymous_id: 'anon_a' },
       { fingerprint: 'TypeError:cart', anonymous_id: 'anon_a' },

@@ -11,14 +11,24 @@ const { db, newAccount, store } = await openWritePathDatabase('events');
 const { newApp } = await newAccount();
 
 const storedMessages = async (appKey: string) =>
-  (await db.selectFrom('events').select(['event_id', 'payload']).where('app_key', '=', appKey).orderBy('event_id').execute()).map(
-    (row) => `${row.event_id}:${row.payload.message}`,
-  );
+  (
+    await db
+      .selectFrom('events')
+      .select(['event_id', 'payload'])
+      .where('app_key', '=', appKey)
+      .orderBy('event_id')
+      .execute()
+  ).map((row) => `${row.event_id}:${row.payload.message}`);
 
 describe('write path: events', () => {
   it('stores a repeated eventId of one batch once, the first copy', async () => {
     const appKey = await newApp();
-    const [result] = await store(batch(appKey, [errorEvent(appKey, 'evt_a', { message: 'first' }), errorEvent(appKey, 'evt_a', { message: 'second' })]));
+    const [result] = await store(
+      batch(appKey, [
+        errorEvent(appKey, 'evt_a', { message: 'first' }),
+        errorEvent(appKey, 'evt_a', { message: 'second' }),
+      ]),
+    );
     expect(result).toMatchObject({ stored: 1, duplicates: 1 });
     expect(await storedMessages(appKey)).toEqual(['evt_a:first']);
   });
@@ -39,10 +49,19 @@ describe('write path: events', () => {
   it('keeps what was stored when a later statement sends the eventId again, and counts nothing twice', async () => {
     const appKey = await newApp();
     await store(batch(appKey, [errorEvent(appKey, 'evt_a', { message: 'original', anonymousId: 'anon_1' })]));
-    const [again] = await store(batch(appKey, [errorEvent(appKey, 'evt_a', { message: 'retry', anonymousId: 'anon_2' }), errorEvent(appKey, 'evt_b')]));
+    const [again] = await store(
+      batch(appKey, [
+        errorEvent(appKey, 'evt_a', { message: 'retry', anonymousId: 'anon_2' }),
+        errorEvent(appKey, 'evt_b'),
+      ]),
+    );
     expect(again).toMatchObject({ stored: 1, duplicates: 1 });
     expect(await storedMessages(appKey)).toEqual(['evt_a:original', 'evt_b:boom']);
-    const totals = await db.selectFrom('app_totals').selectAll().where('app_key', '=', appKey).executeTakeFirstOrThrow();
+    const totals = await db
+      .selectFrom('app_totals')
+      .selectAll()
+      .where('app_key', '=', appKey)
+      .executeTakeFirstOrThrow();
     expect(totals).toMatchObject({ events: 2, users: 1 });
     const issue = await db.selectFrom('issues').selectAll().where('app_key', '=', appKey).executeTakeFirstOrThrow();
     expect(issue).toMatchObject({ event_count: 2, user_count: 1 });
@@ -60,7 +79,11 @@ describe('write path: events', () => {
   it('runs alone: its parts store the events and say which were new, touching no counter', async () => {
     const appKey = await newApp();
     const { rowsJson } = prepareBatch(batch(appKey, [errorEvent(appKey, 'evt_x'), errorEvent(appKey, 'evt_y')]));
-    const run = () => withParts<{ event_id: string }>(eventParts(rowsJson), sql`select event_id from new_events order by event_id`).execute(db);
+    const run = () =>
+      withParts<{ event_id: string }>(
+        eventParts(rowsJson),
+        sql`select event_id from new_events order by event_id`,
+      ).execute(db);
     expect((await run()).rows.map((row) => row.event_id)).toEqual(['evt_x', 'evt_y']);
     expect((await run()).rows).toEqual([]);
     expect(await db.selectFrom('issues').select('fingerprint').where('app_key', '=', appKey).execute()).toEqual([]);

@@ -7,7 +7,8 @@ import { batch, errorEvent, openWritePathDatabase, someHour } from './testing';
 const { db, newAccount, store } = await openWritePathDatabase('issues');
 const { newApp } = await newAccount();
 
-const issuesOf = (appKey: string) => db.selectFrom('issues').selectAll().where('app_key', '=', appKey).orderBy('fingerprint').execute();
+const issuesOf = (appKey: string) =>
+  db.selectFrom('issues').selectAll().where('app_key', '=', appKey).orderBy('fingerprint').execute();
 
 describe('write path: issues', () => {
   it('counts an issue over statements, with its first and last seen whatever order the events come in', async () => {
@@ -15,10 +16,19 @@ describe('write path: issues', () => {
     await store(
       batch(appKey, [
         errorEvent(appKey, 'evt_2', { timestamp: someHour + 2 * HOUR, message: 'later', errorType: 'RangeError' }),
-        errorEvent(appKey, 'evt_1', { timestamp: someHour + HOUR, message: 'earliest of the first statement', errorType: 'TypeError' }),
+        errorEvent(appKey, 'evt_1', {
+          timestamp: someHour + HOUR,
+          message: 'earliest of the first statement',
+          errorType: 'TypeError',
+        }),
       ]),
     );
-    await store(batch(appKey, [errorEvent(appKey, 'evt_0', { timestamp: someHour, message: 'late arrival' }), errorEvent(appKey, 'evt_3', { timestamp: someHour + 3 * HOUR })]));
+    await store(
+      batch(appKey, [
+        errorEvent(appKey, 'evt_0', { timestamp: someHour, message: 'late arrival' }),
+        errorEvent(appKey, 'evt_3', { timestamp: someHour + 3 * HOUR }),
+      ]),
+    );
     expect(await issuesOf(appKey)).toMatchObject([
       {
         app_key: appKey,
@@ -37,9 +47,16 @@ describe('write path: issues', () => {
   it('names a failed request without a message by its method, URL and status', async () => {
     const appKey = await newApp();
     const request = { method: 'get', url: 'https://api.example.com/users/1?x=1', status: 500 };
-    await store(batch(appKey, [errorEvent(appKey, 'evt_r', { type: 'request', fingerprint: 'request:users', message: undefined, request })]));
+    await store(
+      batch(appKey, [
+        errorEvent(appKey, 'evt_r', { type: 'request', fingerprint: 'request:users', message: undefined, request }),
+      ]),
+    );
     const [issue] = await issuesOf(appKey);
-    expect(issue).toMatchObject({ message: 'GET https://api.example.com/users/1 failed with 500', error_type: 'request' });
+    expect(issue).toMatchObject({
+      message: 'GET https://api.example.com/users/1 failed with 500',
+      error_type: 'request',
+    });
   });
 
   it('counts distinct users per issue, ignoring events without one and users seen again', async () => {
@@ -52,7 +69,12 @@ describe('write path: issues', () => {
       errorEvent(appKey, 'evt_5', { anonymousId: 'anon_a', fingerprint: 'TypeError:other' }),
     ];
     await store(batch(appKey, events.slice(0, 2)), batch(appKey, events.slice(2)));
-    await store(batch(appKey, [errorEvent(appKey, 'evt_6', { anonymousId: 'anon_b' }), errorEvent(appKey, 'evt_7', { anonymousId: 'anon_c' })]));
+    await store(
+      batch(appKey, [
+        errorEvent(appKey, 'evt_6', { anonymousId: 'anon_b' }),
+        errorEvent(appKey, 'evt_7', { anonymousId: 'anon_c' }),
+      ]),
+    );
     expect((await issuesOf(appKey)).map((issue) => [issue.fingerprint, issue.event_count, issue.user_count])).toEqual([
       ['TypeError:cart', 6, 3],
       ['TypeError:other', 1, 1],
@@ -61,9 +83,17 @@ describe('write path: issues', () => {
 
   it("adds only new issues to the app's count", async () => {
     const appKey = await newApp();
-    await store(batch(appKey, [errorEvent(appKey, 'evt_1'), errorEvent(appKey, 'evt_2', { fingerprint: 'TypeError:b' })]));
-    await store(batch(appKey, [errorEvent(appKey, 'evt_3'), errorEvent(appKey, 'evt_4', { fingerprint: 'TypeError:c' })]));
-    const totals = await db.selectFrom('app_totals').select('issues').where('app_key', '=', appKey).executeTakeFirstOrThrow();
+    await store(
+      batch(appKey, [errorEvent(appKey, 'evt_1'), errorEvent(appKey, 'evt_2', { fingerprint: 'TypeError:b' })]),
+    );
+    await store(
+      batch(appKey, [errorEvent(appKey, 'evt_3'), errorEvent(appKey, 'evt_4', { fingerprint: 'TypeError:c' })]),
+    );
+    const totals = await db
+      .selectFrom('app_totals')
+      .select('issues')
+      .where('app_key', '=', appKey)
+      .executeTakeFirstOrThrow();
     expect(totals.issues).toBe(3);
   });
 });

@@ -9,16 +9,28 @@ const { newApp } = await newAccount();
 
 const outcomesOf = async (appKey: string) =>
   Object.fromEntries(
-    (await db.selectFrom('outcomes').select(['hour_start', 'reason', 'events']).where('app_key', '=', appKey).orderBy('hour_start').orderBy('reason').execute()).map(
-      (row) => [`${row.hour_start}:${row.reason}`, row.events],
-    ),
+    (
+      await db
+        .selectFrom('outcomes')
+        .select(['hour_start', 'reason', 'events'])
+        .where('app_key', '=', appKey)
+        .orderBy('hour_start')
+        .orderBy('reason')
+        .execute()
+    ).map((row) => [`${row.hour_start}:${row.reason}`, row.events]),
   );
 
 describe('write path: outcomes', () => {
   it('counts accepted and duplicate per app and hour of receipt, copies within and across statements included', async () => {
     const [one, two] = [await newApp(), await newApp()];
     const receivedAt = Math.floor(Date.now() / HOUR) * HOUR + 1000;
-    const at = (appKey: string, ids: string[], hoursLater = 0) => ({ ...batch(appKey, ids.map((id) => errorEvent(appKey, id))), receivedAt: receivedAt + hoursLater * HOUR });
+    const at = (appKey: string, ids: string[], hoursLater = 0) => ({
+      ...batch(
+        appKey,
+        ids.map((id) => errorEvent(appKey, id)),
+      ),
+      receivedAt: receivedAt + hoursLater * HOUR,
+    });
     // One statement: a repeat within a batch, one across its batches, and another app.
     await store(at(one, ['evt_a', 'evt_b', 'evt_a']), at(one, ['evt_b', 'evt_c']), at(two, ['evt_a']));
     // A later statement, an hour later: one retry, one new.
@@ -39,7 +51,11 @@ describe('write path: outcomes', () => {
     const [again] = await store(batch(appKey, [errorEvent(appKey, 'evt_gone')]));
     expect(again).toMatchObject({ stored: 0, duplicates: 1 });
     expect(await db.selectFrom('events').select('event_id').where('app_key', '=', appKey).execute()).toEqual([]);
-    const totals = await db.selectFrom('app_totals').select('events').where('app_key', '=', appKey).executeTakeFirstOrThrow();
+    const totals = await db
+      .selectFrom('app_totals')
+      .select('events')
+      .where('app_key', '=', appKey)
+      .executeTakeFirstOrThrow();
     expect(totals.events).toBe(1);
   });
 });

@@ -28,7 +28,10 @@ export function receivedRows(batches: readonly PreparedBatch[]): ReceivedRow[] {
 }
 
 export const outcomeParts = (receivedJson: string): StatementPart[] => [
-  part('received_events', sql`select * from jsonb_to_recordset(${receivedJson}::jsonb) as r(app_key text, hour_start int8, events int8)`),
+  part(
+    'received_events',
+    sql`select * from jsonb_to_recordset(${receivedJson}::jsonb) as r(app_key text, hour_start int8, events int8)`,
+  ),
   part(
     'accepted_by_hour',
     sql`select r.app_key, r.hour_start, r.events as received, count(n.event_id) as accepted

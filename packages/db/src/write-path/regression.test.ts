@@ -21,7 +21,12 @@ const event = (appKey: string, extra: Partial<StoredEvent> = {}): StoredEvent =>
   ...extra,
 });
 const issueRow = (appKey: string, fingerprint = 'js:group') =>
-  db.selectFrom('issues').selectAll().where('app_key', '=', appKey).where('fingerprint', '=', fingerprint).executeTakeFirstOrThrow();
+  db
+    .selectFrom('issues')
+    .selectAll()
+    .where('app_key', '=', appKey)
+    .where('fingerprint', '=', fingerprint)
+    .executeTakeFirstOrThrow();
 
 describe('the write path’s issue changes', () => {
   it('reports a new issue as created, then a regression once the issue is resolved, and nothing for an ignored one', async () => {
@@ -34,12 +39,22 @@ describe('the write path’s issue changes', () => {
     await setIssueStatus(db, { userId, appKey, fingerprint: 'js:group', status: 'resolved', now });
     const [reopening] = await store({ appKey, events: [event(appKey)], receivedAt: now + 5 });
     expect(reopening?.issueChanges).toEqual([{ appKey, fingerprint: 'js:group', created: false, regressed: true }]);
-    expect(await issueRow(appKey)).toMatchObject({ status: 'unresolved', regressed_at: now + 5, status_changed_at: now + 5, event_count: 3 });
+    expect(await issueRow(appKey)).toMatchObject({
+      status: 'unresolved',
+      regressed_at: now + 5,
+      status_changed_at: now + 5,
+      event_count: 3,
+    });
 
     await setIssueStatus(db, { userId, appKey, fingerprint: 'js:group', status: 'ignored', now: now + 6 });
     const [ignored] = await store({ appKey, events: [event(appKey)], receivedAt: now + 7 });
     expect(ignored?.issueChanges).toEqual([]);
-    expect(await issueRow(appKey)).toMatchObject({ status: 'ignored', regressed_at: now + 5, status_changed_at: now + 6, event_count: 4 });
+    expect(await issueRow(appKey)).toMatchObject({
+      status: 'ignored',
+      regressed_at: now + 5,
+      status_changed_at: now + 6,
+      event_count: 4,
+    });
   });
 
   it('reopens a resolved issue exactly once when concurrent statements bring it events', async () => {
@@ -50,7 +65,9 @@ describe('the write path’s issue changes', () => {
       // Separate writers, so on PostgreSQL the statements run at once on separate connections and meet on the row lock.
       const writers = Array.from({ length: 6 }, () => new EventWriter(db, { concurrency: 1 }));
       const results = await Promise.all(
-        writers.map((writer, i) => writer.write({ appKey, events: [event(appKey), event(appKey)], receivedAt: now + 100 * round + i })),
+        writers.map((writer, i) =>
+          writer.write({ appKey, events: [event(appKey), event(appKey)], receivedAt: now + 100 * round + i }),
+        ),
       );
       const regressions = results.flatMap((result) => result.issueChanges).filter((change) => change.regressed);
       expect(regressions).toHaveLength(1);
@@ -63,23 +80,45 @@ describe('the write path’s issue changes', () => {
 
   it('keeps the culprit of the first event, and the level and release of the latest', async () => {
     const appKey = await newApp();
-    await store(
-      {
-        appKey,
-        events: [
-          event(appKey, { timestamp: now - 2000, stack: 'Error: boom\n    at first (/app/first.js:1:1)', level: 'warning', release: '1.0.0' }),
-          event(appKey, { timestamp: now - 1000, stack: 'Error: boom\n    at second (/app/second.js:1:1)', level: 'fatal', release: '1.1.0' }),
-        ],
-        receivedAt: now,
-      },
-    );
-    expect(await issueRow(appKey)).toMatchObject({ culprit: 'first (/app/first.js)', level: 'fatal', last_release: '1.1.0', type: 'error' });
+    await store({
+      appKey,
+      events: [
+        event(appKey, {
+          timestamp: now - 2000,
+          stack: 'Error: boom\n    at first (/app/first.js:1:1)',
+          level: 'warning',
+          release: '1.0.0',
+        }),
+        event(appKey, {
+          timestamp: now - 1000,
+          stack: 'Error: boom\n    at second (/app/second.js:1:1)',
+          level: 'fatal',
+          release: '1.1.0',
+        }),
+      ],
+      receivedAt: now,
+    });
+    expect(await issueRow(appKey)).toMatchObject({
+      culprit: 'first (/app/first.js)',
+      level: 'fatal',
+      last_release: '1.1.0',
+      type: 'error',
+    });
     // An older event (late) changes neither; a newer one without a release keeps the release and takes the default level.
-    await store({ appKey, events: [event(appKey, { timestamp: now - 5000, level: 'debug', release: '0.9.0' })], receivedAt: now });
+    await store({
+      appKey,
+      events: [event(appKey, { timestamp: now - 5000, level: 'debug', release: '0.9.0' })],
+      receivedAt: now,
+    });
     expect(await issueRow(appKey)).toMatchObject({ level: 'fatal', last_release: '1.1.0', first_seen_at: now - 5000 });
     await store({ appKey, events: [event(appKey, { timestamp: now })], receivedAt: now });
     expect(await issueRow(appKey)).toMatchObject({ level: 'error', last_release: '1.1.0' });
-    const facets = await db.selectFrom('issue_facets').select(['facet', 'value']).where('app_key', '=', appKey).orderBy('value').execute();
+    const facets = await db
+      .selectFrom('issue_facets')
+      .select(['facet', 'value'])
+      .where('app_key', '=', appKey)
+      .orderBy('value')
+      .execute();
     expect(facets).toEqual([
       { facet: 'release', value: '0.9.0' },
       { facet: 'release', value: '1.0.0' },

@@ -19,10 +19,20 @@ export async function openWritePathDatabase(name: string) {
   /** A new account: its id, and a function that creates one more of its apps. */
   async function newAccount() {
     const userId = `user_${name}${suffix}${Math.random().toString(36).slice(2, 8)}`;
-    await db.insertInto('users').values({ id: userId, email: `${userId}@example.com`, password_hash: '-', created_at: 0 }).execute();
+    await db
+      .insertInto('users')
+      .values({ id: userId, email: `${userId}@example.com`, password_hash: '-', created_at: 0 })
+      .execute();
     const newApp = async () => {
       const appKey = `web_${name}${Math.random().toString(36).slice(2, 10)}`;
-      await insertApp(db, { app_key: appKey, user_id: userId, name, type: 'web', created_at: 0, public_key: randomBytes(16).toString('hex') });
+      await insertApp(db, {
+        app_key: appKey,
+        user_id: userId,
+        name,
+        type: 'web',
+        created_at: 0,
+        public_key: randomBytes(16).toString('hex'),
+      });
       return appKey;
     };
     return { userId, newApp };

@@ -24,7 +24,8 @@ function fixtureEvents(): Array<{ file: string; event: Json }> {
     // These envelopes hold items without `length`, one JSON line each: header, item header, payload...
     const lines = text.split('\n').filter((line) => line !== '');
     for (let i = 1; i + 1 < lines.length; i += 2) {
-      if (JSON.parse(lines[i] as string).type === 'event') found.push({ file, event: JSON.parse(lines[i + 1] as string) });
+      if (JSON.parse(lines[i] as string).type === 'event')
+        found.push({ file, event: JSON.parse(lines[i + 1] as string) });
     }
   }
   return found;
@@ -34,7 +35,10 @@ const RECEIVED_AT = Date.parse('2026-11-23T01:00:00Z');
 const APP_KEY = 'node_0123456789abcdef';
 
 function judged(event: Json): StoredEvent {
-  const verdict = judgeEvent(fromSentryEvent(event, { receivedAt: RECEIVED_AT, eventId: 'generated' }), { appKey: APP_KEY, receivedAt: RECEIVED_AT });
+  const verdict = judgeEvent(fromSentryEvent(event, { receivedAt: RECEIVED_AT, eventId: 'generated' }), {
+    appKey: APP_KEY,
+    receivedAt: RECEIVED_AT,
+  });
   if (!verdict.ok) throw new Error(`rejected: ${verdict.message}`);
   return verdict.event;
 }
@@ -56,16 +60,29 @@ describe('fromSentryEvent on what the real SDKs send', () => {
 
   it('@sentry/node: the exception, its frames innermost first, user, release, breadcrumbs', () => {
     const { event } = fixtureWith('card declined for amount 1999');
-    expect(event).toMatchObject({ type: 'error', errorType: 'TypeError', platform: 'node', sdkVersion: '11.12.0', release: 'shop-api@2.1.0', environment: 'staging', level: 'error', anonymousId: 'anon_node-user-7' });
+    expect(event).toMatchObject({
+      type: 'error',
+      errorType: 'TypeError',
+      platform: 'node',
+      sdkVersion: '11.12.0',
+      release: 'shop-api@2.1.0',
+      environment: 'staging',
+      level: 'error',
+      anonymousId: 'anon_node-user-7',
+    });
     const lines = event.stack?.split('\n') ?? [];
     expect(lines[0]).toBe('TypeError: card declined for amount 1999');
     expect(lines[1]).toMatch(/^ {4}at chargeCard \(\/.*node-client\.mjs:11:9\)$/);
     expect(lines[2]).toMatch(/^ {4}at checkout \(/);
     expect(event.frames?.[0]).toMatchObject({ function: 'chargeCard', line: 11, column: 9, inApp: true });
     expect(event.frames?.at(-1)).toMatchObject({ inApp: false, file: 'node:internal/modules/run_main' });
-    expect(event.breadcrumbs?.some((crumb) => crumb.message === 'added item 42' && crumb.category === 'cart')).toBe(true);
+    expect(event.breadcrumbs?.some((crumb) => crumb.message === 'added item 42' && crumb.category === 'cart')).toBe(
+      true,
+    );
     // Grouped by the same rule as the batch endpoint's events: type, message and top frames.
-    expect(event.fingerprint).toBe(computeFingerprint({ errorType: 'TypeError', message: event.message, stack: event.stack }));
+    expect(event.fingerprint).toBe(
+      computeFingerprint({ errorType: 'TypeError', message: event.message, stack: event.stack }),
+    );
   });
 
   it('@sentry/node: captureMessage is a Message with its level', () => {
@@ -88,8 +105,19 @@ describe('fromSentryEvent on what the real SDKs send', () => {
 
   it('python sentry-sdk: RFC 3339 timestamps without a zone, breadcrumbs as { values }, user.id', () => {
     const { event } = fixtureWith("invalid literal for int() with base 10: '12a'");
-    expect(event).toMatchObject({ errorType: 'ValueError', platform: 'python', sdkVersion: '1.9.10', release: 'billing@3.0.1', anonymousId: 'anon_py-user-3' });
-    expect(event.frames?.[0]).toMatchObject({ function: 'parse_invoice', file: 'python-client.py', line: 13, inApp: true });
+    expect(event).toMatchObject({
+      errorType: 'ValueError',
+      platform: 'python',
+      sdkVersion: '1.9.10',
+      release: 'billing@3.0.1',
+      anonymousId: 'anon_py-user-3',
+    });
+    expect(event.frames?.[0]).toMatchObject({
+      function: 'parse_invoice',
+      file: 'python-client.py',
+      line: 13,
+      inApp: true,
+    });
     expect(event.breadcrumbs?.[0]).toMatchObject({ category: 'db', message: 'select invoices' });
     expect(event.breadcrumbs?.[0]?.timestamp).toBeGreaterThan(RECEIVED_AT - 30 * 86_400_000);
     expect(fixtureWith('nightly export skipped').event).toMatchObject({ errorType: 'Message', level: 'warning' });
@@ -97,7 +125,12 @@ describe('fromSentryEvent on what the real SDKs send', () => {
 
   it('@sentry/browser: uncaught error, unhandled rejection, message and a failed fetch', () => {
     const uncaught = fixtureWith("Cannot read properties of undefined (reading 'items')").event;
-    expect(uncaught).toMatchObject({ type: 'error', errorType: 'TypeError', platform: 'javascript', anonymousId: 'anon_browser-user-1' });
+    expect(uncaught).toMatchObject({
+      type: 'error',
+      errorType: 'TypeError',
+      platform: 'javascript',
+      anonymousId: 'anon_browser-user-1',
+    });
     expect(uncaught.url).toMatch(/\/checkout\?step=2$/);
     expect(uncaught.userAgent).toMatch(/HeadlessChrome/);
     expect(uncaught.frames?.[0]).toMatchObject({ function: 'renderCart', inApp: true });
@@ -118,7 +151,8 @@ describe('fromSentryEvent, field by field', () => {
     expect(sentryTimestamp('2026-11-23T00:56:43.586460Z')).toBe(Date.parse('2026-11-23T00:56:43.586Z'));
     expect(sentryTimestamp('2026-11-23T00:56:43.586460')).toBe(Date.parse('2026-11-23T00:56:43.586Z'));
     expect(sentryTimestamp('2026-11-23T02:56:43+02:00')).toBe(Date.parse('2026-11-23T00:56:43Z'));
-    for (const value of [undefined, 'yesterday', '1795395408', Number.NaN, {}, null]) expect(map({ timestamp: value }).timestamp).toBe(RECEIVED_AT);
+    for (const value of [undefined, 'yesterday', '1795395408', Number.NaN, {}, null])
+      expect(map({ timestamp: value }).timestamp).toBe(RECEIVED_AT);
   });
 
   it('the event id: its own, else the one given', () => {
@@ -128,9 +162,18 @@ describe('fromSentryEvent, field by field', () => {
 
   it('the main exception is the last of the chain; the causes follow it in the stack text', () => {
     const frame = (fn: string) => ({ stacktrace: { frames: [{ function: fn, filename: 'app.js', lineno: 1 }] } });
-    const event = map({ exception: { values: [{ type: 'IOError', value: 'disk full', ...frame('write') }, { type: 'SaveError', value: 'could not save', ...frame('save') }] } });
+    const event = map({
+      exception: {
+        values: [
+          { type: 'IOError', value: 'disk full', ...frame('write') },
+          { type: 'SaveError', value: 'could not save', ...frame('save') },
+        ],
+      },
+    });
     expect(event).toMatchObject({ errorType: 'SaveError', message: 'could not save' });
-    expect(event.stack).toBe('SaveError: could not save\n    at save (app.js:1)\nCaused by: IOError: disk full\n    at write (app.js:1)');
+    expect(event.stack).toBe(
+      'SaveError: could not save\n    at save (app.js:1)\nCaused by: IOError: disk full\n    at write (app.js:1)',
+    );
     expect(event.frames).toEqual([{ function: 'save', file: 'app.js', line: 1 }]);
   });
 
@@ -154,7 +197,11 @@ describe('fromSentryEvent, field by field', () => {
   });
 
   it('breadcrumbs as a list or { values }, the newest kept when there are too many', () => {
-    const crumbs = Array.from({ length: 150 }, (_, i) => ({ timestamp: 1_795_395_408 + i, message: `step ${i}`, level: 'warn' }));
+    const crumbs = Array.from({ length: 150 }, (_, i) => ({
+      timestamp: 1_795_395_408 + i,
+      message: `step ${i}`,
+      level: 'warn',
+    }));
     const mapped = map({ breadcrumbs: crumbs }).breadcrumbs as Json[];
     expect(mapped).toHaveLength(limits.breadcrumbs);
     expect(mapped.at(-1)).toEqual({ timestamp: (1_795_395_408 + 149) * 1000, message: 'step 149', level: 'warning' });
@@ -162,7 +209,11 @@ describe('fromSentryEvent, field by field', () => {
   });
 
   it('keeps at most the innermost frames allowed, with texts cut to their bounds', () => {
-    const frames = Array.from({ length: 300 }, (_, i) => ({ function: `f${i}`.padEnd(400, 'x'), filename: 'a.js', lineno: i }));
+    const frames = Array.from({ length: 300 }, (_, i) => ({
+      function: `f${i}`.padEnd(400, 'x'),
+      filename: 'a.js',
+      lineno: i,
+    }));
     const event = map({ exception: { values: [{ type: 'E', value: 'v', stacktrace: { frames } }] } });
     const kept = event.frames as Json[];
     expect(kept).toHaveLength(limits.stackFrames);
@@ -173,15 +224,36 @@ describe('fromSentryEvent, field by field', () => {
   it('only {{ default }} is the server grouping; any other list groups by itself', () => {
     const base = { exception: { values: [{ type: 'E', value: 'v' }] } };
     expect(map({ ...base, fingerprint: ['{{ default }}'] }).fingerprint).toBeUndefined();
-    expect(map({ ...base, fingerprint: ['checkout'] }).fingerprint).toBe(map({ message: 'other', fingerprint: ['checkout'], exception: base.exception }).fingerprint);
+    expect(map({ ...base, fingerprint: ['checkout'] }).fingerprint).toBe(
+      map({ message: 'other', fingerprint: ['checkout'], exception: base.exception }).fingerprint,
+    );
   });
 
   it('never throws, whatever JSON it is given, and what it returns is judged without throwing', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom('exception', 'message', 'logentry', 'user', 'breadcrumbs', 'request', 'timestamp', 'fingerprint', 'level', 'sdk', 'contexts', 'event_id'), fc.jsonValue({ maxDepth: 4 })), (event) => {
-        const mapped = map(event);
-        judgeEvent(mapped, { appKey: APP_KEY, receivedAt: RECEIVED_AT });
-      }),
+      fc.property(
+        fc.dictionary(
+          fc.constantFrom(
+            'exception',
+            'message',
+            'logentry',
+            'user',
+            'breadcrumbs',
+            'request',
+            'timestamp',
+            'fingerprint',
+            'level',
+            'sdk',
+            'contexts',
+            'event_id',
+          ),
+          fc.jsonValue({ maxDepth: 4 }),
+        ),
+        (event) => {
+          const mapped = map(event);
+          judgeEvent(mapped, { appKey: APP_KEY, receivedAt: RECEIVED_AT });
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -22,10 +22,13 @@ const DEFAULT_FINGERPRINT = '{{ default }}';
 
 const MESSAGE_ERROR_TYPE = 'Message';
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const objectAt = (value: unknown): Json | undefined => (isObject(value) ? value : undefined);
-const stringAt = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
-const integerAt = (value: unknown): number | undefined => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined);
+const stringAt = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : undefined;
+const integerAt = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
 const clip = (text: string | undefined, maxChars: number) => (text === undefined ? undefined : text.slice(0, maxChars));
 
 /** `[...]` or `{ values: [...] }`: Sentry takes both for exceptions and breadcrumbs. */
@@ -91,7 +94,10 @@ function framesOf(exception: Json | undefined): MappedFrame[] {
     const frame = objectAt(frames[i]);
     if (!frame) continue;
     const fn = clip(stringAt(frame.function), limits.frameFunctionChars);
-    const file = clip(stringAt(frame.filename) ?? stringAt(frame.abs_path) ?? stringAt(frame.module), limits.frameFileChars);
+    const file = clip(
+      stringAt(frame.filename) ?? stringAt(frame.abs_path) ?? stringAt(frame.module),
+      limits.frameFileChars,
+    );
     const line = integerAt(frame.lineno);
     const column = integerAt(frame.colno);
     // Assigned field by field rather than spread from five conditional objects: a frame is mapped per stack line of
@@ -125,7 +131,11 @@ function stackText(chain: Json[]): string | undefined {
   for (let i = chain.length - 1; i >= 0; i--) {
     const exception = chain[i] as Json;
     const lines = framesOf(exception).map(frameLine);
-    parts.push([i === chain.length - 1 ? exceptionHeader(exception) : `Caused by: ${exceptionHeader(exception)}`, ...lines].join('\n'));
+    parts.push(
+      [i === chain.length - 1 ? exceptionHeader(exception) : `Caused by: ${exceptionHeader(exception)}`, ...lines].join(
+        '\n',
+      ),
+    );
   }
   const text = parts.join('\n');
   return chain.some((exception) => framesOf(exception).length > 0) ? text : undefined;
@@ -147,7 +157,8 @@ function messageOf(event: Json): string | undefined {
 function headerValue(headers: unknown, name: string): string | undefined {
   const wanted = name.toLowerCase();
   if (Array.isArray(headers)) {
-    for (const pair of headers) if (Array.isArray(pair) && String(pair[0]).toLowerCase() === wanted) return stringAt(pair[1]);
+    for (const pair of headers)
+      if (Array.isArray(pair) && String(pair[0]).toLowerCase() === wanted) return stringAt(pair[1]);
     return undefined;
   }
   const object = objectAt(headers);
@@ -197,10 +208,14 @@ export function fromSentryEvent(event: Json, context: SentryMappingContext): Jso
   const message = stringAt(main?.value) ?? messageOf(event);
   // A message event may carry a synthetic exception only to hold its stack (the browser SDK's captureMessage): no type.
   const synthetic = objectAt(main?.mechanism)?.synthetic === true;
-  const errorType = clip(stringAt(main?.type) ?? (!main || synthetic ? MESSAGE_ERROR_TYPE : 'Error'), eventFieldChars.errorType) as string;
+  const errorType = clip(
+    stringAt(main?.type) ?? (!main || synthetic ? MESSAGE_ERROR_TYPE : 'Error'),
+    eventFieldChars.errorType,
+  ) as string;
   const method = stringAt(request?.method);
   const url = stringAt(request?.url);
-  const isFailedRequest = mechanism?.startsWith(HTTP_CLIENT_MECHANISM) === true && method !== undefined && url !== undefined;
+  const isFailedRequest =
+    mechanism?.startsWith(HTTP_CLIENT_MECHANISM) === true && method !== undefined && url !== undefined;
   const status = integerAt(response?.status_code);
   const stack = stackText(chain);
   const frames = main ? framesOf(main) : [];
@@ -241,7 +256,7 @@ export function fromSentryEvent(event: Json, context: SentryMappingContext): Jso
  */
 function clientFingerprint(value: unknown, mapped: Json): string | undefined {
   if (!Array.isArray(value) || value.length === 0) return undefined;
-  const parts = value.map((part) => (typeof part === 'string' ? part : JSON.stringify(part) ?? ''));
+  const parts = value.map((part) => (typeof part === 'string' ? part : (JSON.stringify(part) ?? '')));
   if (parts.every((part) => part.trim() === DEFAULT_FINGERPRINT)) return undefined;
   const errorType = mapped.errorType as string;
   const serverFingerprint = () =>

@@ -48,7 +48,9 @@ export function alertMessage(claimed: ClaimedDelivery, publicUrl: string, now: n
   const counts = `${issue.eventCount} ${issue.eventCount === 1 ? 'event' : 'events'}, ${issue.userCount} ${issue.userCount === 1 ? 'user' : 'users'}`;
   const seen = `First seen ${new Date(issue.firstSeenAt).toISOString()}, last seen ${new Date(issue.lastSeenAt).toISOString()}.`;
   const subject = `[${app.name}] ${headlines[trigger]}: ${title}`.replace(/[\r\n]+/g, ' ').slice(0, 250);
-  const text = [`${headlines[trigger]} in ${app.name}`, '', title, why, '', `${counts}. ${seen}`, '', url, ''].join('\n');
+  const text = [`${headlines[trigger]} in ${app.name}`, '', title, why, '', `${counts}. ${seen}`, '', url, ''].join(
+    '\n',
+  );
   const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif">
 <p style="color:#666">${escapeHtml(headlines[trigger])} in <strong>${escapeHtml(app.name)}</strong></p>
 <h2 style="margin:0 0 8px">${escapeHtml(issue.errorType)}: ${escapeHtml(issue.message)}</h2>
@@ -60,5 +62,8 @@ export function alertMessage(claimed: ClaimedDelivery, publicUrl: string, now: n
 }
 
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
 }

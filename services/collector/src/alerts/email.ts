@@ -9,7 +9,12 @@ export interface Mailer {
 export function createMailer(smtpUrl: string, from: string): Mailer {
   // No pool: alerts are few, and a fresh connection per message makes a failed one independent of the next.
   // Timeouts within the 10 s a webhook gets.
-  const transport = nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 10_000, greetingTimeout: 5_000, socketTimeout: 10_000 });
+  const transport = nodemailer.createTransport({
+    url: smtpUrl,
+    connectionTimeout: 10_000,
+    greetingTimeout: 5_000,
+    socketTimeout: 10_000,
+  });
   return {
     send: async (mail) => {
       await transport.sendMail({ from, ...mail });

@@ -2,8 +2,9 @@
 // metadata service at 169.254.169.254, an admin port on localhost). The host is resolved and every address checked;
 // the connection then goes to an address that was checked, through the lookup below, so a DNS answer that changes
 // between the check and the connection (rebinding) cannot redirect it.
-import { lookup as resolveHost } from 'node:dns/promises';
+
 import type { LookupAddress, LookupOptions } from 'node:dns';
+import { lookup as resolveHost } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
@@ -15,11 +16,14 @@ import ipaddr from 'ipaddr.js';
 export function addressRefusal(address: string): string | undefined {
   if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
   const range = ipaddr.process(address).range();
-  return range === 'unicast' ? undefined : `${address} is a ${range} address, refused (ALERTS_ALLOW_PRIVATE_NETWORKS=true allows it)`;
+  return range === 'unicast'
+    ? undefined
+    : `${address} is a ${range} address, refused (ALERTS_ALLOW_PRIVATE_NETWORKS=true allows it)`;
 }
 
 /** URL.hostname keeps an IPv6 literal's brackets. */
-const bareHost = (hostname: string) => (hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname);
+const bareHost = (hostname: string) =>
+  hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
 
 /** Resolves the host and checks every address it has: one bad address refuses the host. */
 export async function checkedAddresses(hostname: string): Promise<LookupAddress[]> {
@@ -64,8 +68,15 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
 export function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
   checkedAddresses(hostname).then(
     (addresses) => {
-      const wanted = options.family === 4 || options.family === 6 ? addresses.filter((each) => each.family === options.family) : addresses;
-      if (wanted.length === 0) return callback(Object.assign(new Error(`${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' }), []);
+      const wanted =
+        options.family === 4 || options.family === 6
+          ? addresses.filter((each) => each.family === options.family)
+          : addresses;
+      if (wanted.length === 0)
+        return callback(
+          Object.assign(new Error(`${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' }),
+          [],
+        );
       if (options.all) callback(null, wanted);
       else callback(null, (wanted[0] as LookupAddress).address, (wanted[0] as LookupAddress).family);
     },

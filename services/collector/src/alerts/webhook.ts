@@ -63,7 +63,13 @@ export async function sendWebhook(webhook: WebhookRequest): Promise<void> {
     // One limit for the whole exchange: connecting, sending and the answer's status and first bytes.
     const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
     req.on('close', () => clearTimeout(timer));
-    req.on('error', (error: NodeJS.ErrnoException) => reject(new Error(error.code && !error.message.includes(error.code) ? `${error.code}: ${error.message}` : error.message)));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new Error(
+          error.code && !error.message.includes(error.code) ? `${error.code}: ${error.message}` : error.message,
+        ),
+      ),
+    );
     req.end(webhook.body);
   });
 }
@@ -73,7 +79,14 @@ function readSome(res: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = () => resolve(Buffer.concat(chunks).toString('utf8', 0, Math.min(size, MAX_ANSWER_BYTES)).replace(/\s+/g, ' ').trim().slice(0, 200));
+    const done = () =>
+      resolve(
+        Buffer.concat(chunks)
+          .toString('utf8', 0, Math.min(size, MAX_ANSWER_BYTES))
+          .replace(/\s+/g, ' ')
+          .trim()
+          .slice(0, 200),
+      );
     res.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;

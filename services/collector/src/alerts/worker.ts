@@ -5,7 +5,15 @@
 // for good. A slow receiver holds only its own deliveries: polling goes on while up to MAX_IN_FLIGHT are being sent.
 import { randomBytes } from 'node:crypto';
 import type { AlertChannels } from '@collector/api';
-import { type ClaimedDelivery, claimDueDeliveries, type Db, type DeliveryAttempt, insertClaimedDelivery, pruneIssueMinutes, recordDeliveryAttempts } from '@collector/db';
+import {
+  type ClaimedDelivery,
+  claimDueDeliveries,
+  type Db,
+  type DeliveryAttempt,
+  insertClaimedDelivery,
+  pruneIssueMinutes,
+  recordDeliveryAttempts,
+} from '@collector/db';
 import { type AlertChannel, nextAttemptAt, spikeLimits } from '@collector/domain';
 import type { Logger } from '../logger';
 import { alertMessage } from './alert-message';
@@ -55,7 +63,9 @@ export class AlertWorker implements AlertChannels {
     private readonly clock: () => number = Date.now,
   ) {
     this.emailConfigured = options.smtpUrl !== undefined;
-    this.mailer = options.smtpUrl ? createMailer(options.smtpUrl, options.mailFrom ?? 'collector@localhost') : undefined;
+    this.mailer = options.smtpUrl
+      ? createMailer(options.smtpUrl, options.mailFrom ?? 'collector@localhost')
+      : undefined;
     this.timing = {
       pollMs: options.pollMs ?? defaultAlertTiming.pollMs,
       firstRetryMs: options.firstRetryMs ?? defaultAlertTiming.firstRetryMs,
@@ -89,7 +99,14 @@ export class AlertWorker implements AlertChannels {
     const leasedUntil = now + this.timing.leaseMs;
     // The shape of the ids the write statement gives deliveries (db write-path/alerts.ts).
     const id = `delivery_${randomBytes(16).toString('hex')}`;
-    const claimed = await insertClaimedDelivery(this.db, { id, ...rule, fingerprint: null, trigger: 'test', now, leasedUntil });
+    const claimed = await insertClaimedDelivery(this.db, {
+      id,
+      ...rule,
+      fingerprint: null,
+      trigger: 'test',
+      now,
+      leasedUntil,
+    });
     const attempts = await Promise.all(claimed.map((each) => this.attempt(each, leasedUntil)));
     await recordDeliveryAttempts(this.db, this.clock(), attempts);
     return id;
@@ -158,7 +175,14 @@ export class AlertWorker implements AlertChannels {
     } catch (failure) {
       const error = (failure as Error).message.slice(0, 500) || 'failed';
       // A test is tried once: the person who asked for it is waiting for the answer.
-      const next = delivery.trigger === 'test' ? null : nextAttemptAt({ createdAt: delivery.created_at, attempts: delivery.attempts }, this.clock(), this.timing.firstRetryMs);
+      const next =
+        delivery.trigger === 'test'
+          ? null
+          : nextAttemptAt(
+              { createdAt: delivery.created_at, attempts: delivery.attempts },
+              this.clock(),
+              this.timing.firstRetryMs,
+            );
       this.logger.warn({ ...log, error, retry: next !== null }, 'alert not delivered');
       return { id: delivery.id, leasedUntil, delivered: false, error, nextAttemptAt: next };
     }

@@ -31,9 +31,12 @@ const NEWLINE = 0x0a;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 // The contract's one message per code; what went wrong where goes into details.
-const tooLarge = (what: string, limit: number) => contractError('PAYLOAD_TOO_LARGE', { details: [{ path: what, message: `over the limit of ${limit} bytes` }] });
-const unreadable = (what: string, message: string) => contractError('INVALID_JSON', { details: [{ path: what, message }] });
-const invalid = (what: string, message: string) => contractError('VALIDATION_FAILED', { details: [{ path: what, message }] });
+const tooLarge = (what: string, limit: number) =>
+  contractError('PAYLOAD_TOO_LARGE', { details: [{ path: what, message: `over the limit of ${limit} bytes` }] });
+const unreadable = (what: string, message: string) =>
+  contractError('INVALID_JSON', { details: [{ path: what, message }] });
+const invalid = (what: string, message: string) =>
+  contractError('VALIDATION_FAILED', { details: [{ path: what, message }] });
 
 const newEventId = () => randomUUID().replaceAll('-', '');
 
@@ -44,7 +47,8 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (inString) {
-      if (code === 0x5c) i++; // backslash: the next character is escaped
+      if (code === 0x5c)
+        i++; // backslash: the next character is escaped
       else if (code === 0x22) inString = false;
     } else if (code === 0x22) inString = true;
     else if (code === 0x7b || code === 0x5b) {
@@ -142,12 +146,18 @@ export class EnvelopeParser {
     if (state.kind === 'envelope-header' || (state.kind === 'item-header' && this.bufferedBytes > 0)) this.lineEnded();
     const final = this.state;
     if (final.kind === 'envelope-header') throw unreadable('envelope', 'no header line');
-    if (final.kind === 'sized-payload' && final.remaining > 0) throw unreadable('item', 'the envelope ends inside an item: its length says more bytes follow');
+    if (final.kind === 'sized-payload' && final.remaining > 0)
+      throw unreadable('item', 'the envelope ends inside an item: its length says more bytes follow');
     if (final.kind === 'line-payload') {
       if (final.keep) this.eventEnded();
       else this.state = { kind: 'item-header' };
     }
-    return { header: this.header ?? {}, events: this.events, skippedItems: this.skippedItems, keptBytes: this.keptBytes };
+    return {
+      header: this.header ?? {},
+      events: this.events,
+      skippedItems: this.skippedItems,
+      keptBytes: this.keptBytes,
+    };
   }
 
   private buffer(bytes: Buffer, what: string): void {
@@ -193,7 +203,8 @@ export class EnvelopeParser {
       this.state = { kind: 'line-payload', keep };
       return;
     }
-    if (typeof length !== 'number' || !Number.isInteger(length) || length < 0) throw unreadable('item header', 'its length is not a whole number of bytes');
+    if (typeof length !== 'number' || !Number.isInteger(length) || length < 0)
+      throw unreadable('item header', 'its length is not a whole number of bytes');
     if (keep && length > sentryLimits.eventBytes) throw tooLarge('event', sentryLimits.eventBytes);
     if (length === 0) {
       if (keep) this.eventEnded();
@@ -261,7 +272,9 @@ function decompressorFor(contentEncoding: string | undefined) {
     case 'br':
       return createBrotliDecompress();
     default:
-      throw contractError('UNSUPPORTED_MEDIA_TYPE', { details: [{ path: 'Content-Encoding', message: 'send identity, gzip, deflate or br' }] });
+      throw contractError('UNSUPPORTED_MEDIA_TYPE', {
+        details: [{ path: 'Content-Encoding', message: 'send identity, gzip, deflate or br' }],
+      });
   }
 }
 
@@ -361,5 +374,10 @@ export async function readStoreBody(req: IncomingMessage): Promise<SentryEnvelop
   await streamBody(req, sentryLimits.eventBytes, (chunk) => chunks.push(chunk));
   const body = Buffer.concat(chunks);
   const event = parseObject(body, 'event', sentryLimits.eventNestingDepth);
-  return { header: {}, events: [{ eventId: eventIdOf(event, undefined), event }], skippedItems: 0, keptBytes: body.length };
+  return {
+    header: {},
+    events: [{ eventId: eventIdOf(event, undefined), event }],
+    skippedItems: 0,
+    keptBytes: body.length,
+  };
 }

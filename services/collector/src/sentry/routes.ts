@@ -37,7 +37,10 @@ const sentryCors = cors({
   maxAge: 86_400,
 });
 
-export function createSentryRoutes(createContext: (opts: { req: Request }) => Context, ingestBudget: IngestBudget): Router {
+export function createSentryRoutes(
+  createContext: (opts: { req: Request }) => Context,
+  ingestBudget: IngestBudget,
+): Router {
   const router = Router();
   router.use(SENTRY_PATHS, sentryCors);
 
@@ -59,14 +62,25 @@ export function createSentryRoutes(createContext: (opts: { req: Request }) => Co
         ingestBudget.settle(res, envelope.keptBytes);
         const dsn = typeof envelope.header.dsn === 'string' ? parseDsn(envelope.header.dsn) : undefined;
         publicKey ??= dsn?.publicKey;
-        sendJson(res, 200, await ingestSentryEvents(ctx, { projectId, publicKey, events: envelope.events, skippedItems: envelope.skippedItems }));
+        sendJson(
+          res,
+          200,
+          await ingestSentryEvents(ctx, {
+            projectId,
+            publicKey,
+            events: envelope.events,
+            skippedItems: envelope.skippedItems,
+          }),
+        );
       } catch (error) {
         const appError = toAppError(error);
-        if (appError.code === 'PAYLOAD_TOO_LARGE' && appKey !== undefined) ctx.outcomes.count(appKey, 'too_large', 1, ctx.clock());
+        if (appError.code === 'PAYLOAD_TOO_LARGE' && appKey !== undefined)
+          ctx.outcomes.count(appKey, 'too_large', 1, ctx.clock());
         // Sentry SDKs read this header whatever the status (sentry-python reads Retry-After only on a 429), and hold
         // every send for its seconds: on a 429 (the app's rate limit) and on a 503 (ingestion at its limit of bytes in
         // flight, the database away).
-        if (appError.retryAfterSeconds !== undefined) res.setHeader('X-Sentry-Rate-Limits', `${appError.retryAfterSeconds}::organization`);
+        if (appError.retryAfterSeconds !== undefined)
+          res.setHeader('X-Sentry-Rate-Limits', `${appError.retryAfterSeconds}::organization`);
         next(appError);
       }
     };

@@ -15,7 +15,8 @@ const triggerLabels: Record<AlertTrigger | 'test', string> = {
 };
 
 function describeTrigger(alert: AlertRule): string {
-  if (alert.trigger === 'spike' && alert.spike) return `${alert.spike.events} events of an issue within ${alert.spike.minutes} min`;
+  if (alert.trigger === 'spike' && alert.spike)
+    return `${alert.spike.events} events of an issue within ${alert.spike.minutes} min`;
   return triggerLabels[alert.trigger];
 }
 
@@ -58,14 +59,21 @@ export function AlertsScreen({ appKey }: { appKey: string }) {
         appKey,
         trigger,
         channel: channel === 'webhook' ? { type: 'webhook', url: target } : { type: 'email', to: target },
-        ...(trigger === 'spike' ? { spike: { events: Number(form.get('events')), minutes: Number(form.get('minutes')) } } : {}),
+        ...(trigger === 'spike'
+          ? { spike: { events: Number(form.get('events')), minutes: Number(form.get('minutes')) } }
+          : {}),
       });
       alerts.reload();
     });
   };
 
   const remove = (alert: AlertRule) => {
-    if (!window.confirm(`Delete the rule "${describeTrigger(alert)}: ${describeChannel(alert)}"? Its pending deliveries go with it.`)) return;
+    if (
+      !window.confirm(
+        `Delete the rule "${describeTrigger(alert)}: ${describeChannel(alert)}"? Its pending deliveries go with it.`,
+      )
+    )
+      return;
     return act(async () => {
       await client.alerts.delete.mutate({ appKey, id: alert.id });
       alerts.reload();
@@ -76,7 +84,11 @@ export function AlertsScreen({ appKey }: { appKey: string }) {
   const sendTest = (alert: AlertRule) =>
     act(async () => {
       const { delivery } = await client.alerts.test.mutate({ appKey, id: alert.id });
-      setNotice(delivery.status === 'delivered' ? 'The test was delivered.' : `The test was not delivered: ${delivery.lastError ?? 'unknown error'}`);
+      setNotice(
+        delivery.status === 'delivered'
+          ? 'The test was delivered.'
+          : `The test was not delivered: ${delivery.lastError ?? 'unknown error'}`,
+      );
       deliveries.reload();
     });
 
@@ -109,9 +121,13 @@ export function AlertsScreen({ appKey }: { appKey: string }) {
 
       <section className="panel" aria-labelledby="rules-title">
         <h2 id="rules-title">Rules</h2>
-        {alerts.status === 'error' && <ErrorState title="Could not load the rules" message={alerts.error} onRetry={alerts.reload} />}
+        {alerts.status === 'error' && (
+          <ErrorState title="Could not load the rules" message={alerts.error} onRetry={alerts.reload} />
+        )}
         {alerts.status === 'loading' && !alerts.data && <Loading />}
-        {alerts.data && alerts.data.length === 0 && <p className="muted">No rules yet: nobody hears of this app's new issues until you add one.</p>}
+        {alerts.data && alerts.data.length === 0 && (
+          <p className="muted">No rules yet: nobody hears of this app's new issues until you add one.</p>
+        )}
         {alerts.data && alerts.data.length > 0 && (
           <div className="table-scroll">
             <table className="alerts responsive">
@@ -131,15 +147,31 @@ export function AlertsScreen({ appKey }: { appKey: string }) {
                   <tr key={alert.id} data-alert-id={alert.id}>
                     <td>{describeTrigger(alert)}</td>
                     <td data-label="Where">{describeChannel(alert)}</td>
-                    <td data-label="Secret">{alert.channel.type === 'webhook' ? <code>{alert.secret}</code> : <span className="muted">not used</span>}</td>
+                    <td data-label="Secret">
+                      {alert.channel.type === 'webhook' ? (
+                        <code>{alert.secret}</code>
+                      ) : (
+                        <span className="muted">not used</span>
+                      )}
+                    </td>
                     <td data-label="Created">
                       <Time ms={alert.createdAt} />
                     </td>
                     <td>
-                      <button type="button" className="button button-small" disabled={busy} onClick={() => void sendTest(alert)}>
+                      <button
+                        type="button"
+                        className="button button-small"
+                        disabled={busy}
+                        onClick={() => void sendTest(alert)}
+                      >
                         Send a test
                       </button>{' '}
-                      <button type="button" className="button button-small button-quiet" disabled={busy} onClick={() => void remove(alert)}>
+                      <button
+                        type="button"
+                        className="button button-small button-quiet"
+                        disabled={busy}
+                        onClick={() => void remove(alert)}
+                      >
                         Delete
                       </button>
                     </td>
@@ -176,7 +208,11 @@ export function AlertsScreen({ appKey }: { appKey: string }) {
           )}
           <label className="field">
             <span>Send</span>
-            <select name="channel" value={channel} onChange={(event) => setChannel(event.target.value as 'webhook' | 'email')}>
+            <select
+              name="channel"
+              value={channel}
+              onChange={(event) => setChannel(event.target.value as 'webhook' | 'email')}
+            >
               <option value="webhook">Webhook</option>
               <option value="email">E-mail</option>
             </select>
@@ -199,7 +235,9 @@ export function AlertsScreen({ appKey }: { appKey: string }) {
 
       <section className="panel" aria-labelledby="deliveries-title">
         <h2 id="deliveries-title">Latest deliveries</h2>
-        {deliveries.status === 'error' && <ErrorState title="Could not load the deliveries" message={deliveries.error} onRetry={deliveries.reload} />}
+        {deliveries.status === 'error' && (
+          <ErrorState title="Could not load the deliveries" message={deliveries.error} onRetry={deliveries.reload} />
+        )}
         {deliveries.status === 'loading' && !deliveries.data && <Loading />}
         {deliveries.data && deliveries.data.length === 0 && <p className="muted">Nothing sent yet.</p>}
         {deliveries.data && deliveries.data.length > 0 && (
@@ -222,7 +260,15 @@ export function AlertsScreen({ appKey }: { appKey: string }) {
                       <Time ms={delivery.createdAt} />
                     </td>
                     <td data-label="Why">{triggerLabels[delivery.trigger]}</td>
-                    <td data-label="Issue">{delivery.issueId ? <Link href={paths.issue(delivery.issueId)}>{delivery.issueId.split(':').slice(1).join(':')}</Link> : '—'}</td>
+                    <td data-label="Issue">
+                      {delivery.issueId ? (
+                        <Link href={paths.issue(delivery.issueId)}>
+                          {delivery.issueId.split(':').slice(1).join(':')}
+                        </Link>
+                      ) : (
+                        '—'
+                      )}
+                    </td>
                     <td data-label="Status" data-status={delivery.status}>
                       {delivery.status}
                     </td>

@@ -1,7 +1,8 @@
 // One app: its appKey and DSN, and how to send it events: our script tag for web apps, a Sentry SDK for the others.
+
+import type { App } from '../api';
 import { CopyButton } from '../copy-button';
 import { Link, paths, useTitle } from '../navigation';
-import type { App } from '../api';
 import { curlSnippet, sdkSnippet, sentrySetup } from '../sdk-snippet';
 import { EmptyState, ErrorState, Loading } from '../states';
 import { Time } from '../time';
@@ -34,7 +35,9 @@ export function AppScreen({ appKey }: { appKey: string }) {
           </div>
         )}
       </div>
-      {apps.status === 'error' && <ErrorState title="Could not load your apps" message={apps.error} onRetry={apps.reload} />}
+      {apps.status === 'error' && (
+        <ErrorState title="Could not load your apps" message={apps.error} onRetry={apps.reload} />
+      )}
       {apps.status === 'loading' && !apps.data && <Loading />}
       {apps.data && !app && (
         <EmptyState title="No such app">
@@ -48,8 +51,8 @@ export function AppScreen({ appKey }: { appKey: string }) {
           <section className="panel" aria-labelledby="key-title">
             <h2 id="key-title">appKey</h2>
             <p className="muted">
-              The SDK sends events with this key. It is not a secret (it ships in your pages) and it can only add events. A {app.type} app,
-              created <Time ms={app.createdAt} />.
+              The SDK sends events with this key. It is not a secret (it ships in your pages) and it can only add
+              events. A {app.type} app, created <Time ms={app.createdAt} />.
             </p>
             <div className="key-row">
               <code className="app-key" data-app-key={app.appKey}>
@@ -61,7 +64,8 @@ export function AppScreen({ appKey }: { appKey: string }) {
           <section className="panel" aria-labelledby="dsn-title">
             <h2 id="dsn-title">DSN</h2>
             <p className="muted">
-              Sentry SDKs send events to this address, unmodified. Like the appKey it ships in your app and can only add events.
+              Sentry SDKs send events to this address, unmodified. Like the appKey it ships in your app and can only add
+              events.
             </p>
             <div className="key-row">
               <code className="app-key" data-dsn={app.dsn}>

@@ -30,7 +30,10 @@ export function AppsScreen() {
     setBusy(true);
     setError(undefined);
     try {
-      const { app } = await client.apps.create.mutate({ name: String(form.get('name') ?? ''), type: String(form.get('type')) as AppType });
+      const { app } = await client.apps.create.mutate({
+        name: String(form.get('name') ?? ''),
+        type: String(form.get('type')) as AppType,
+      });
       apps.reload();
       navigate(paths.app(app.appKey));
     } catch (failure) {
@@ -45,7 +48,9 @@ export function AppsScreen() {
       <div className="page-head">
         <h1 tabIndex={-1}>Apps</h1>
       </div>
-      {apps.status === 'error' && <ErrorState title="Could not load your apps" message={apps.error} onRetry={apps.reload} />}
+      {apps.status === 'error' && (
+        <ErrorState title="Could not load your apps" message={apps.error} onRetry={apps.reload} />
+      )}
       {apps.status === 'loading' && !apps.data && <Loading />}
       {apps.data && apps.data.length === 0 && (
         <EmptyState title="No apps yet">
@@ -88,7 +93,14 @@ export function AppsScreen() {
         <form className="form form-row" onSubmit={create}>
           <label className="field">
             <span>Name</span>
-            <input name="name" required minLength={appNameChars.min} maxLength={appNameChars.max} placeholder="Shop" autoComplete="off" />
+            <input
+              name="name"
+              required
+              minLength={appNameChars.min}
+              maxLength={appNameChars.max}
+              placeholder="Shop"
+              autoComplete="off"
+            />
           </label>
           <label className="field">
             <span>Type</span>

@@ -21,7 +21,9 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
     setBusy(true);
     setError(undefined);
     try {
-      const { token } = signup ? await client.auth.register.mutate(credentials) : await client.auth.login.mutate(credentials);
+      const { token } = signup
+        ? await client.auth.register.mutate(credentials)
+        : await client.auth.login.mutate(credentials);
       session.start(token);
     } catch (failure) {
       setError(messageOf(failure));
@@ -45,11 +47,25 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
         <form onSubmit={submit} className="form" aria-describedby={error ? 'auth-error' : undefined}>
           <label className="field">
             <span>E-mail</span>
-            <input name="email" type="email" autoComplete={signup ? 'email' : 'username'} required maxLength={limits.emailChars} autoFocus />
+            <input
+              name="email"
+              type="email"
+              autoComplete={signup ? 'email' : 'username'}
+              required
+              maxLength={limits.emailChars}
+              autoFocus
+            />
           </label>
           <label className="field">
             <span>Password</span>
-            <input name="password" type="password" autoComplete={signup ? 'new-password' : 'current-password'} required minLength={limits.passwordMinChars} maxLength={limits.passwordMaxChars} />
+            <input
+              name="password"
+              type="password"
+              autoComplete={signup ? 'new-password' : 'current-password'}
+              required
+              minLength={limits.passwordMinChars}
+              maxLength={limits.passwordMaxChars}
+            />
             {signup && (
               <small className="hint">
                 {limits.passwordMinChars} to {limits.passwordMaxChars} characters; a passphrase is easiest to remember.

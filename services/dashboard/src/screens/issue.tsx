@@ -38,7 +38,10 @@ export function IssueScreen({ id }: { id: string }) {
   const cursor = search.get('cursor') ?? undefined;
   const pageNumber = Math.max(1, Number(search.get('page')) || 1);
   const picked = search.get('event') ?? undefined;
-  const detail = useQuery(() => client.issues.get.query({ id, limit: EVENTS_PAGE_SIZE, ...(cursor ? { cursor } : {}) }), [id, cursor]);
+  const detail = useQuery(
+    () => client.issues.get.query({ id, limit: EVENTS_PAGE_SIZE, ...(cursor ? { cursor } : {}) }),
+    [id, cursor],
+  );
   const [change, setChange] = useState<{ busy: boolean; error?: string }>({ busy: false });
   const eventPanel = useRef<HTMLElement>(null);
   const issue = detail.data?.issue;
@@ -68,7 +71,10 @@ export function IssueScreen({ id }: { id: string }) {
   };
 
   const show = (eventId: string) => {
-    navigate(issueHref(id, { cursor, page: pageNumber, event: eventId }), { replace: true, state: window.history.state });
+    navigate(issueHref(id, { cursor, page: pageNumber, event: eventId }), {
+      replace: true,
+      state: window.history.state,
+    });
     scrolledTo.current = eventId;
     eventPanel.current?.scrollIntoView({ block: 'start', behavior: 'smooth' });
     eventPanel.current?.focus({ preventScroll: true });
@@ -102,7 +108,12 @@ export function IssueScreen({ id }: { id: string }) {
         <div className="toolbar">
           {issue && <IssueBadges issue={issue} />}
           {issue && issue.status !== 'resolved' && (
-            <button type="button" className="button button-primary" disabled={change.busy} onClick={() => setStatus('resolved')}>
+            <button
+              type="button"
+              className="button button-primary"
+              disabled={change.busy}
+              onClick={() => setStatus('resolved')}
+            >
               Resolve
             </button>
           )}
@@ -127,7 +138,9 @@ export function IssueScreen({ id }: { id: string }) {
         </p>
       )}
 
-      {detail.status === 'error' && <ErrorState title="Could not load this issue" message={detail.error} onRetry={detail.reload} />}
+      {detail.status === 'error' && (
+        <ErrorState title="Could not load this issue" message={detail.error} onRetry={detail.reload} />
+      )}
       {detail.status === 'loading' && !detail.data && <Loading />}
       {issue && (
         <dl className="facts">
@@ -217,7 +230,8 @@ export function IssueScreen({ id }: { id: string }) {
           <div className="panel-head">
             <h2 id="events-title">Events</h2>
             <span className="muted">
-              {formatNumber(firstOnPage + 1)}–{formatNumber(firstOnPage + events.length)} of {formatNumber(issue.eventCount)} events
+              {formatNumber(firstOnPage + 1)}–{formatNumber(firstOnPage + events.length)} of{' '}
+              {formatNumber(issue.eventCount)} events
             </span>
           </div>
           <div className="table-scroll">
@@ -238,9 +252,16 @@ export function IssueScreen({ id }: { id: string }) {
                   const shown = candidate === event;
                   const agent = candidate.userAgent ? describeUserAgent(candidate.userAgent) : undefined;
                   return (
-                    <tr key={candidate.eventId} className={shown ? 'selected' : undefined} aria-current={shown ? 'true' : undefined}>
+                    <tr
+                      key={candidate.eventId}
+                      className={shown ? 'selected' : undefined}
+                      aria-current={shown ? 'true' : undefined}
+                    >
                       <td data-label="Time">
-                        <Link href={issueHref(id, { cursor, page: pageNumber, event: candidate.eventId })} title="A link to this event">
+                        <Link
+                          href={issueHref(id, { cursor, page: pageNumber, event: candidate.eventId })}
+                          title="A link to this event"
+                        >
                           <Time ms={candidate.timestamp} />
                         </Link>
                       </td>
@@ -271,7 +292,9 @@ export function IssueScreen({ id }: { id: string }) {
                 onClick={() => {
                   const cursors = earlierCursors();
                   const previous = cursors.length === pageNumber - 1 ? cursors.at(-1) : undefined;
-                  navigate(issueHref(id, { cursor: previous, page: previous ? pageNumber - 1 : 1 }), { state: { eventCursors: previous ? cursors.slice(0, -1) : [] } });
+                  navigate(issueHref(id, { cursor: previous, page: previous ? pageNumber - 1 : 1 }), {
+                    state: { eventCursors: previous ? cursors.slice(0, -1) : [] },
+                  });
                 }}
               >
                 Newer
@@ -282,7 +305,10 @@ export function IssueScreen({ id }: { id: string }) {
                 disabled={!detail.data?.nextCursor || detail.status === 'loading'}
                 onClick={() => {
                   const next = detail.data?.nextCursor;
-                  if (next) navigate(issueHref(id, { cursor: next, page: pageNumber + 1 }), { state: { eventCursors: [...earlierCursors(), cursor] } });
+                  if (next)
+                    navigate(issueHref(id, { cursor: next, page: pageNumber + 1 }), {
+                      state: { eventCursors: [...earlierCursors(), cursor] },
+                    });
                 }}
               >
                 Older
@@ -303,7 +329,12 @@ function ClampedMessage({ text }: { text: string }) {
     <div className="issue-message-block">
       <p className={`issue-full-message${long && !expanded ? ' clamped' : ''}`}>{text}</p>
       {long && (
-        <button type="button" className="button button-small button-quiet" aria-expanded={expanded} onClick={() => setExpanded((value) => !value)}>
+        <button
+          type="button"
+          className="button button-small button-quiet"
+          aria-expanded={expanded}
+          onClick={() => setExpanded((value) => !value)}
+        >
           {expanded ? 'Show less' : 'Show the whole message'}
         </button>
       )}
@@ -416,7 +447,9 @@ function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; late
                 <span className="crumb-category">{crumb.category ?? '—'}</span>
                 <span className="crumb-message">
                   {crumb.message}
-                  {crumb.data && Object.keys(crumb.data).length > 0 && <code className="crumb-data">{JSON.stringify(crumb.data)}</code>}
+                  {crumb.data && Object.keys(crumb.data).length > 0 && (
+                    <code className="crumb-data">{JSON.stringify(crumb.data)}</code>
+                  )}
                 </span>
                 {crumb.level && crumb.level !== 'info' && <span className="crumb-level">{crumb.level}</span>}
               </li>

@@ -3,7 +3,7 @@
 import { eventFieldChars } from '@collector/domain/limits';
 import { issueSearchMaxChars, issueSorts, issueStatuses } from '@collector/domain/triage';
 import { type FormEvent, useEffect, useState } from 'react';
-import { client, type CollectorInputs, type Issue, messageOf } from '../api';
+import { type CollectorInputs, client, type Issue, messageOf } from '../api';
 import { AppFilter } from '../app-filter';
 import { IssueBadges, IssueName, statusLabels } from '../issue-title';
 import { Link, navigate, paths, rememberSection, useLocation, useTitle } from '../navigation';
@@ -19,9 +19,17 @@ type Status = Issue['status'];
 type ListInput = CollectorInputs['issues']['list'];
 type Sort = NonNullable<ListInput['sort']>;
 
-const tabs: { value: Status | 'all'; label: string }[] = [...issueStatuses.map((value) => ({ value, label: statusLabels[value] })), { value: 'all', label: 'All' }];
+const tabs: { value: Status | 'all'; label: string }[] = [
+  ...issueStatuses.map((value) => ({ value, label: statusLabels[value] })),
+  { value: 'all', label: 'All' },
+];
 
-const sortLabels: Record<Sort, string> = { lastSeen: 'Last seen', firstSeen: 'First seen', events: 'Most events', users: 'Most users' };
+const sortLabels: Record<Sort, string> = {
+  lastSeen: 'Last seen',
+  firstSeen: 'First seen',
+  events: 'Most events',
+  users: 'Most users',
+};
 const sorts = issueSorts.map((value) => ({ value, label: sortLabels[value] }));
 
 /** The list's state as its URL says it; absent parameters are the defaults (unresolved, last seen, first page). */
@@ -74,7 +82,12 @@ function hrefOf(state: ListState): string {
 }
 
 /** A change of filter or sort starts again from the first page. */
-const withFilter = (state: ListState, change: Partial<ListState>): ListState => ({ ...state, ...change, cursor: undefined, page: 1 });
+const withFilter = (state: ListState, change: Partial<ListState>): ListState => ({
+  ...state,
+  ...change,
+  cursor: undefined,
+  page: 1,
+});
 
 /** The cursors of the pages before this one, kept in the history entry so Previous and Back both work. */
 const earlierCursors = (): (string | undefined)[] => {
@@ -154,7 +167,11 @@ function IssuesList({ state }: { state: ListState }) {
 
       <nav className="tabs" aria-label="Status">
         {tabs.map((tab) => (
-          <Link key={tab.value} href={hrefOf(withFilter(state, { status: tab.value }))} aria-current={state.status === tab.value ? 'page' : undefined}>
+          <Link
+            key={tab.value}
+            href={hrefOf(withFilter(state, { status: tab.value }))}
+            aria-current={state.status === tab.value ? 'page' : undefined}
+          >
             {tab.label}
           </Link>
         ))}
@@ -165,23 +182,40 @@ function IssuesList({ state }: { state: ListState }) {
       <div className="list-head">
         <p className="muted" role="status">
           {data ? `${countOf(data.total, 'issue')} ${data.total === 1 ? 'matches' : 'match'}` : '\u00a0'}
-          {data && data.total > 0 && ` · page ${formatNumber(state.page)} of ${formatNumber(Math.max(1, Math.ceil(data.total / ISSUES_PAGE_SIZE)))}`}
+          {data &&
+            data.total > 0 &&
+            ` · page ${formatNumber(state.page)} of ${formatNumber(Math.max(1, Math.ceil(data.total / ISSUES_PAGE_SIZE)))}`}
         </p>
         {selected.size > 0 && (
           <div className="toolbar" role="group" aria-label="With the selected issues">
             <span>{countOf(selected.size, 'issue')} selected</span>
             {state.status !== 'resolved' && (
-              <button type="button" className="button" disabled={busy} onClick={() => setStatus('resolved', [...selected])}>
+              <button
+                type="button"
+                className="button"
+                disabled={busy}
+                onClick={() => setStatus('resolved', [...selected])}
+              >
                 Resolve
               </button>
             )}
             {state.status !== 'ignored' && (
-              <button type="button" className="button" disabled={busy} onClick={() => setStatus('ignored', [...selected])}>
+              <button
+                type="button"
+                className="button"
+                disabled={busy}
+                onClick={() => setStatus('ignored', [...selected])}
+              >
                 Ignore
               </button>
             )}
             {state.status !== 'unresolved' && (
-              <button type="button" className="button" disabled={busy} onClick={() => setStatus('unresolved', [...selected])}>
+              <button
+                type="button"
+                className="button"
+                disabled={busy}
+                onClick={() => setStatus('unresolved', [...selected])}
+              >
                 Reopen
               </button>
             )}
@@ -189,12 +223,17 @@ function IssuesList({ state }: { state: ListState }) {
         )}
       </div>
       {outcome && (
-        <p className={`notice ${outcome.kind === 'done' ? 'notice-info' : 'notice-error'}`} role={outcome.kind === 'done' ? 'status' : 'alert'}>
+        <p
+          className={`notice ${outcome.kind === 'done' ? 'notice-info' : 'notice-error'}`}
+          role={outcome.kind === 'done' ? 'status' : 'alert'}
+        >
           {outcome.text}
         </p>
       )}
 
-      {issues.status === 'error' && <ErrorState title="Could not load the issues" message={issues.error} onRetry={issues.reload} />}
+      {issues.status === 'error' && (
+        <ErrorState title="Could not load the issues" message={issues.error} onRetry={issues.reload} />
+      )}
       {issues.status === 'loading' && !data && <Loading />}
       {data && data.issues.length === 0 && state.page === 1 && !filtered && state.status === 'unresolved' && (
         <EmptyState title="No unresolved issues">
@@ -204,7 +243,9 @@ function IssuesList({ state }: { state: ListState }) {
           </p>
         </EmptyState>
       )}
-      {data && data.issues.length === 0 && (state.page > 1 || filtered || state.status !== 'unresolved') && <p className="muted">No issues here.</p>}
+      {data && data.issues.length === 0 && (state.page > 1 || filtered || state.status !== 'unresolved') && (
+        <p className="muted">No issues here.</p>
+      )}
       {data && data.issues.length > 0 && (
         <div className="table-scroll" aria-busy={issues.status === 'loading'}>
           <table className="issues responsive">
@@ -284,7 +325,9 @@ function IssuesList({ state }: { state: ListState }) {
               // Reached by a shared link, with no earlier pages known: back to the first.
               const previous = cursors.length === state.page - 1 ? cursors.at(-1) : undefined;
               const page = previous ? state.page - 1 : 1;
-              navigate(hrefOf({ ...state, cursor: previous, page }), { state: { issueCursors: previous ? cursors.slice(0, -1) : [] } });
+              navigate(hrefOf({ ...state, cursor: previous, page }), {
+                state: { issueCursors: previous ? cursors.slice(0, -1) : [] },
+              });
             }}
           >
             Previous
@@ -296,7 +339,9 @@ function IssuesList({ state }: { state: ListState }) {
             disabled={!data.nextCursor || issues.status === 'loading'}
             onClick={() => {
               if (!data.nextCursor) return;
-              navigate(hrefOf({ ...state, cursor: data.nextCursor, page: state.page + 1 }), { state: { issueCursors: [...earlierCursors(), state.cursor] } });
+              navigate(hrefOf({ ...state, cursor: data.nextCursor, page: state.page + 1 }), {
+                state: { issueCursors: [...earlierCursors(), state.cursor] },
+              });
               window.scrollTo(0, 0);
             }}
           >
@@ -320,19 +365,38 @@ function Filters({ state, onChange }: { state: ListState; onChange: (change: Par
     <form className="filters" onSubmit={apply} role="search" aria-label="Filter issues">
       <label className="field field-grow">
         <span>Search</span>
-        <input name="q" type="search" defaultValue={state.q ?? ''} maxLength={issueSearchMaxChars} placeholder="Message, error type or culprit" />
+        <input
+          name="q"
+          type="search"
+          defaultValue={state.q ?? ''}
+          maxLength={issueSearchMaxChars}
+          placeholder="Message, error type or culprit"
+        />
       </label>
       <label className="field">
         <span>Release</span>
-        <input name="release" defaultValue={state.release ?? ''} maxLength={eventFieldChars.release} placeholder="Any" />
+        <input
+          name="release"
+          defaultValue={state.release ?? ''}
+          maxLength={eventFieldChars.release}
+          placeholder="Any"
+        />
       </label>
       <label className="field">
         <span>Environment</span>
-        <input name="environment" defaultValue={state.environment ?? ''} maxLength={eventFieldChars.environment} placeholder="Any" />
+        <input
+          name="environment"
+          defaultValue={state.environment ?? ''}
+          maxLength={eventFieldChars.environment}
+          placeholder="Any"
+        />
       </label>
       <label className="field">
         <span>Type</span>
-        <select value={state.type ?? ''} onChange={(event) => onChange({ type: (event.target.value || undefined) as ListState['type'] })}>
+        <select
+          value={state.type ?? ''}
+          onChange={(event) => onChange({ type: (event.target.value || undefined) as ListState['type'] })}
+        >
           <option value="">Errors and failed requests</option>
           <option value="error">Errors</option>
           <option value="request">Failed requests</option>

@@ -52,16 +52,23 @@ export function OverviewScreen() {
   const [now, setNow] = useState(() => Date.now());
   // "All time" charts by day from before the first app was made (an event may be dated up to 30 days before it came).
   const chosenApps = apps.data?.filter((app) => !appKey || app.appKey === appKey) ?? [];
-  const allFrom = chosenApps.length > 0 ? Math.min(...chosenApps.map((app) => app.createdAt)) - limits.maxEventAgeMs : now - 30 * DAY;
+  const allFrom =
+    chosenApps.length > 0 ? Math.min(...chosenApps.map((app) => app.createdAt)) - limits.maxEventAgeMs : now - 30 * DAY;
   const from = range.ms === undefined ? undefined : now - range.ms;
   const chartFrom = from ?? Math.max(allFrom, now - 999 * DAY);
-  const totals = useQuery(async () => (await client.overview.get.query({ appKey, ...(from !== undefined ? { from } : {}) })).totals, [appKey, from]);
+  const totals = useQuery(
+    async () => (await client.overview.get.query({ appKey, ...(from !== undefined ? { from } : {}) })).totals,
+    [appKey, from],
+  );
   const series = useQuery(
     () => client.overview.timeseries.query({ appKey, bucket: range.bucket, from: chartFrom, to: now + 1 }),
     [appKey, range.bucket, chartFrom, now],
   );
   // Whether anything ever came, for the hint to add the SDK (the period's totals may be zero for a quiet period).
-  const ever = useQuery(async () => (from === undefined ? null : (await client.overview.get.query({ appKey })).totals.events), [appKey, from === undefined, now]);
+  const ever = useQuery(
+    async () => (from === undefined ? null : (await client.overview.get.query({ appKey })).totals.events),
+    [appKey, from === undefined, now],
+  );
   const latest = useQuery(() => client.issues.list.query({ appKey, limit: 5, status: 'unresolved' }), [appKey, now]);
   const [refreshes, setRefreshes] = useState(0);
   const refresh = () => {
@@ -83,7 +90,12 @@ export function OverviewScreen() {
           <fieldset className="segmented">
             <legend className="visually-hidden">Period</legend>
             {ranges.map((each) => (
-              <button key={each.value} type="button" aria-pressed={range === each} onClick={() => navigate(overviewHref(appKey, each))}>
+              <button
+                key={each.value}
+                type="button"
+                aria-pressed={range === each}
+                onClick={() => navigate(overviewHref(appKey, each))}
+              >
                 {each.label}
               </button>
             ))}
@@ -109,9 +121,13 @@ export function OverviewScreen() {
         <h2 id="totals-title" className="totals-title">
           Totals, {range.span}
         </h2>
-        {totals.status === 'error' && <ErrorState title="Could not load the totals" message={totals.error} onRetry={totals.reload} />}
+        {totals.status === 'error' && (
+          <ErrorState title="Could not load the totals" message={totals.error} onRetry={totals.reload} />
+        )}
         {totals.status === 'loading' && !totals.data && <Loading />}
-        {!noApps && totals.data?.events === 0 && (ever.data ?? 0) > 0 && <p className="muted">Nothing in {range.span}.</p>}
+        {!noApps && totals.data?.events === 0 && (ever.data ?? 0) > 0 && (
+          <p className="muted">Nothing in {range.span}.</p>
+        )}
         {totals.data && (
           <dl className="totals" aria-busy={totals.status === 'loading'}>
             {totalsShown.map(({ key, label }) => (
@@ -125,8 +141,8 @@ export function OverviewScreen() {
         {!noApps && totals.data?.events === 0 && (ever.data ?? 0) === 0 && ever.status === 'ok' && (
           <EmptyState title="No events yet: add the SDK">
             <p>
-              {appKey ? `${appName(apps.data, appKey)} has` : 'Your apps have'} not sent anything yet. Put the SDK snippet in your pages and the first
-              errors show up here.
+              {appKey ? `${appName(apps.data, appKey)} has` : 'Your apps have'} not sent anything yet. Put the SDK
+              snippet in your pages and the first errors show up here.
             </p>
             <p>
               <Link href={setupPath}>Get the SDK snippet</Link>
@@ -140,7 +156,9 @@ export function OverviewScreen() {
           <h2 id="chart-title">Events, {range.span}</h2>
           <span className="muted">per {range.bucket}</span>
         </div>
-        {series.status === 'error' && <ErrorState title="Could not load the chart" message={series.error} onRetry={series.reload} />}
+        {series.status === 'error' && (
+          <ErrorState title="Could not load the chart" message={series.error} onRetry={series.reload} />
+        )}
         {series.status === 'loading' && !series.data && <Loading />}
         {series.data && <EventsChart series={series.data} />}
       </section>
@@ -152,7 +170,9 @@ export function OverviewScreen() {
           <h2 id="latest-title">Latest unresolved issues</h2>
           <Link href={paths.issues(appKey)}>All issues</Link>
         </div>
-        {latest.status === 'error' && <ErrorState title="Could not load the issues" message={latest.error} onRetry={latest.reload} />}
+        {latest.status === 'error' && (
+          <ErrorState title="Could not load the issues" message={latest.error} onRetry={latest.reload} />
+        )}
         {latest.status === 'loading' && !latest.data && <Loading />}
         {latest.data && latest.data.issues.length === 0 && <p className="muted">No issues yet.</p>}
         {latest.data && latest.data.issues.length > 0 && (

@@ -25,8 +25,10 @@ export const ZCreateAlertRequestSchema = z
     spike: spikeSchema.optional().meta({ description: 'Required for trigger spike, refused for the others' }),
   })
   .superRefine((input, context) => {
-    if (input.trigger === 'spike' && !input.spike) context.addIssue({ code: 'custom', path: ['spike'], message: 'required for trigger spike: { events, minutes }' });
-    if (input.trigger !== 'spike' && input.spike) context.addIssue({ code: 'custom', path: ['spike'], message: 'only for trigger spike' });
+    if (input.trigger === 'spike' && !input.spike)
+      context.addIssue({ code: 'custom', path: ['spike'], message: 'required for trigger spike: { events, minutes }' });
+    if (input.trigger !== 'spike' && input.spike)
+      context.addIssue({ code: 'custom', path: ['spike'], message: 'only for trigger spike' });
   });
 
 export const ZCreateAlertResponseSchema = z.object({ alert: ZAlertSchema });

@@ -15,5 +15,8 @@ export const listDeliveriesMeta: Meta = {
   contract: { errors: ['UNAUTHENTICATED', 'VALIDATION_FAILED', 'NOT_FOUND'] },
 };
 
-export const ZListDeliveriesRequestSchema = z.object({ appKey: pathAppKey, limit: queryPageSize(limits.pageSizeDefault) });
+export const ZListDeliveriesRequestSchema = z.object({
+  appKey: pathAppKey,
+  limit: queryPageSize(limits.pageSizeDefault),
+});
 export const ZListDeliveriesResponseSchema = z.object({ deliveries: z.array(ZAlertDeliverySchema) });

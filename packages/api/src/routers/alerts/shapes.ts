@@ -1,5 +1,5 @@
 // The alert routes' shared shapes: the rule, its delivery, the path parameters, and the owner check.
-import { isAppOwnedBy, type Db } from '@collector/db';
+import { type Db, isAppOwnedBy } from '@collector/db';
 import { alertTriggers, deliveryStatuses, isStorableText, spikeSchema, UNSTORABLE_MESSAGE } from '@collector/domain';
 import { z } from 'zod';
 import { fail } from '../../errors';
@@ -8,7 +8,10 @@ const epochMs = z.int().min(0).meta({ description: 'Milliseconds since the Unix 
 
 // As stored: the request's schema (domain) trims and lower-cases, which an output schema cannot say.
 const ZAlertChannelSchema = z
-  .discriminatedUnion('type', [z.object({ type: z.literal('webhook'), url: z.string() }), z.object({ type: z.literal('email'), to: z.string() })])
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('webhook'), url: z.string() }),
+    z.object({ type: z.literal('email'), to: z.string() }),
+  ])
   .meta({ id: 'AlertChannel' });
 
 export const ZAlertSchema = z
@@ -30,7 +33,10 @@ export const ZAlertDeliverySchema = z
     issueId: z.string().nullable().meta({ description: 'null for a test' }),
     status: z.enum(deliveryStatuses),
     attempts: z.int().min(0),
-    lastError: z.string().nullable().meta({ description: 'Why the last failed attempt failed (kept after a later success)' }),
+    lastError: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why the last failed attempt failed (kept after a later success)' }),
     createdAt: epochMs,
     deliveredAt: epochMs.nullable(),
   })

@@ -11,11 +11,16 @@ export const createAppMeta: Meta = {
     description: 'Returns the app with its appKey (`<type>_<id>`, unguessable), the key SDKs send events with.',
     tags: ['apps'],
   },
-  contract: { status: 201, errors: ['UNAUTHENTICATED', 'INVALID_JSON', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] },
+  contract: {
+    status: 201,
+    errors: ['UNAUTHENTICATED', 'INVALID_JSON', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
+  },
 };
 
 export const ZCreateAppRequestSchema = z.object({
-  name: appNameSchema.meta({ description: `1 to ${limits.appNameChars} characters after surrounding spaces are trimmed` }),
+  name: appNameSchema.meta({
+    description: `1 to ${limits.appNameChars} characters after surrounding spaces are trimmed`,
+  }),
   type: appTypeSchema,
 });
 export const ZCreateAppResponseSchema = z.object({ app: ZAppSchema });

@@ -6,4 +6,6 @@ export const listAppsRoute = authedProcedure
   .meta(listAppsMeta)
   .input(ZListAppsRequestSchema)
   .output(ZListAppsResponseSchema)
-  .query(async ({ ctx }) => ({ apps: (await listApps(ctx.db, ctx.session.user.id)).map((row) => toApp(row, ctx.publicUrl())) }));
+  .query(async ({ ctx }) => ({
+    apps: (await listApps(ctx.db, ctx.session.user.id)).map((row) => toApp(row, ctx.publicUrl())),
+  }));

@@ -1,6 +1,6 @@
 import { findUserByEmail, toUser } from '@collector/db';
-import { createSession } from '../../auth/sessions';
 import { verifyPassword } from '../../auth/passwords';
+import { createSession } from '../../auth/sessions';
 import { fail } from '../../errors';
 import { publicProcedure } from '../../trpc';
 import { loginMeta, ZLoginRequestSchema, ZLoginResponseSchema } from './login.types';

@@ -1,6 +1,6 @@
 import { insertUser } from '@collector/db';
-import { createSession } from '../../auth/sessions';
 import { hashPassword, isCommonPassword } from '../../auth/passwords';
+import { createSession } from '../../auth/sessions';
 import { fail } from '../../errors';
 import { newUserId } from '../../ids';
 import { publicProcedure } from '../../trpc';

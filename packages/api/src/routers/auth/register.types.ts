@@ -8,11 +8,22 @@ export const registerMeta: Meta = {
     method: 'POST',
     path: '/api/auth/register',
     summary: 'Create an account and sign in',
-    description: 'E-mail: trimmed, case-insensitive, at most 254 characters. Password: 8 to 128 characters, not one of the 50,000 most common.',
+    description:
+      'E-mail: trimmed, case-insensitive, at most 254 characters. Password: 8 to 128 characters, not one of the 50,000 most common.',
     tags: ['auth'],
     protect: false,
   },
-  contract: { status: 201, errors: ['INVALID_JSON', 'VALIDATION_FAILED', 'EMAIL_TAKEN', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED'] },
+  contract: {
+    status: 201,
+    errors: [
+      'INVALID_JSON',
+      'VALIDATION_FAILED',
+      'EMAIL_TAKEN',
+      'PAYLOAD_TOO_LARGE',
+      'UNSUPPORTED_MEDIA_TYPE',
+      'RATE_LIMITED',
+    ],
+  },
 };
 
 export const ZRegisterRequestSchema = credentialsSchema.extend({

@@ -16,17 +16,21 @@ export const ingestMeta: Meta = {
     contentTypes: ['application/json', 'text/plain'],
   },
   contract: {
-    errors: ['INVALID_JSON', 'VALIDATION_FAILED', 'UNKNOWN_APP_KEY', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED'],
+    errors: [
+      'INVALID_JSON',
+      'VALIDATION_FAILED',
+      'UNKNOWN_APP_KEY',
+      'PAYLOAD_TOO_LARGE',
+      'UNSUPPORTED_MEDIA_TYPE',
+      'RATE_LIMITED',
+    ],
   },
 };
 
 export const ZIngestRequestSchema = z.object({
   appKey: z.string().min(1).max(128).refine(isStorableText, UNSTORABLE_MESSAGE),
   // Elements are judged one by one in the procedure, so one bad event does not fail the batch.
-  events: z
-    .array(z.unknown())
-    .min(limits.batchMinEvents)
-    .max(limits.batchMaxEvents),
+  events: z.array(z.unknown()).min(limits.batchMinEvents).max(limits.batchMaxEvents),
 });
 
 export const ZIngestResponseSchema = z.object({

@@ -12,7 +12,9 @@ function tally(entries: Iterable<[string | null, number]>): Counts {
   for (const [value, events] of entries) byValue.set(value, (byValue.get(value) ?? 0) + events);
   return [...byValue.entries()]
     .map(([value, events]) => ({ value, events }))
-    .sort((a, b) => b.events - a.events || (a.value === null ? 1 : b.value === null ? -1 : a.value.localeCompare(b.value)));
+    .sort(
+      (a, b) => b.events - a.events || (a.value === null ? 1 : b.value === null ? -1 : a.value.localeCompare(b.value)),
+    );
 }
 
 export const getIssueRoute = authedProcedure
@@ -21,7 +23,8 @@ export const getIssueRoute = authedProcedure
   .output(ZGetIssueResponseSchema)
   .query(async ({ ctx, input }) => {
     const after = input.cursor === undefined ? undefined : decodeEventCursor(input.cursor);
-    if (after === null) fail('VALIDATION_FAILED', { details: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
+    if (after === null)
+      fail('VALIDATION_FAILED', { details: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
     const key = parseIssueId(input.id);
     // Another user's issue is answered exactly like one that does not exist.
     const row = key && (await findIssue(ctx.db, { userId: ctx.session.user.id, ...key }));
@@ -34,9 +37,13 @@ export const getIssueRoute = authedProcedure
       issueEventContexts(ctx.db, issue),
     ]);
     const last = page.events.at(-1);
-    const nextCursor = page.hasMore && last ? encodeEventCursor({ timestamp: last.timestamp, eventId: last.eventId }) : null;
+    const nextCursor =
+      page.hasMore && last ? encodeEventCursor({ timestamp: last.timestamp, eventId: last.eventId }) : null;
     // Parsed once per distinct user agent: the rows are already grouped by it.
-    const agents = contexts.map((context) => ({ ...context, agent: context.userAgent === null ? null : describeUserAgent(context.userAgent) }));
+    const agents = contexts.map((context) => ({
+      ...context,
+      agent: context.userAgent === null ? null : describeUserAgent(context.userAgent),
+    }));
     const breakdown = {
       events: agents.reduce((sum, context) => sum + context.events, 0),
       browsers: tally(agents.map((context) => [context.agent?.browser ?? null, context.events])),

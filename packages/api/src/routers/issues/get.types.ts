@@ -42,12 +42,20 @@ export const ZGetIssueRequestSchema = z.object({
   cursor: z.string().min(1).max(600).meta({ description: 'nextCursor of the previous page of events' }).optional(),
 });
 
-const ZDayCountSchema = z.object({ start: z.int().min(0).meta({ description: 'Start of the UTC day, ms' }), events: z.int().min(0) });
-const ZCountsSchema = z.array(z.object({ value: z.string().nullable().meta({ description: 'null: not sent' }), events: z.int().min(1) }));
+const ZDayCountSchema = z.object({
+  start: z.int().min(0).meta({ description: 'Start of the UTC day, ms' }),
+  events: z.int().min(0),
+});
+const ZCountsSchema = z.array(
+  z.object({ value: z.string().nullable().meta({ description: 'null: not sent' }), events: z.int().min(1) }),
+);
 
 export const ZIssueBreakdownSchema = z
   .object({
-    events: z.int().min(0).meta({ description: `How many of the newest stored events were counted (at most ${issueBreakdownEvents})` }),
+    events: z
+      .int()
+      .min(0)
+      .meta({ description: `How many of the newest stored events were counted (at most ${issueBreakdownEvents})` }),
     browsers: ZCountsSchema,
     os: ZCountsSchema,
     releases: ZCountsSchema,

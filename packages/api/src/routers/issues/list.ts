@@ -11,8 +11,12 @@ export const listIssuesRoute = authedProcedure
   .query(async ({ ctx, input }) => {
     const userId = ctx.session.user.id;
     const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
-    if (after === null) fail('VALIDATION_FAILED', { details: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
-    if (after && after.sort !== input.sort) fail('VALIDATION_FAILED', { details: [{ path: 'cursor', message: `belongs to sort=${after.sort}, not ${input.sort}` }] });
+    if (after === null)
+      fail('VALIDATION_FAILED', { details: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
+    if (after && after.sort !== input.sort)
+      fail('VALIDATION_FAILED', {
+        details: [{ path: 'cursor', message: `belongs to sort=${after.sort}, not ${input.sort}` }],
+      });
     if (input.appKey !== undefined && !(await isAppOwnedBy(ctx.db, input.appKey, userId))) fail('NOT_FOUND');
 
     const { rows, hasMore, total } = await listIssues(ctx.db, {
@@ -28,6 +32,14 @@ export const listIssuesRoute = authedProcedure
       limit: input.limit,
     });
     const last = rows.at(-1);
-    const nextCursor = hasMore && last ? encodeCursor({ sort: input.sort, value: sortValue(last, input.sort), appKey: last.app_key, fingerprint: last.fingerprint }) : null;
+    const nextCursor =
+      hasMore && last
+        ? encodeCursor({
+            sort: input.sort,
+            value: sortValue(last, input.sort),
+            appKey: last.app_key,
+            fingerprint: last.fingerprint,
+          })
+        : null;
     return { issues: rows.map(toIssue), nextCursor, total };
   });

@@ -1,4 +1,14 @@
-import { eventFieldChars, eventTypes, type IssueStatus, isStorableText, issueSearchMaxChars, issueSorts, issueStatuses, limits, UNSTORABLE_MESSAGE } from '@collector/domain';
+import {
+  eventFieldChars,
+  eventTypes,
+  type IssueStatus,
+  isStorableText,
+  issueSearchMaxChars,
+  issueSorts,
+  issueStatuses,
+  limits,
+  UNSTORABLE_MESSAGE,
+} from '@collector/domain';
 import { z } from 'zod';
 import { queryAppKey, queryPageSize, ZIssueSchema } from '../../schemas';
 import type { Meta } from '../../trpc';
@@ -26,19 +36,33 @@ const oneStatus = `(${issueStatuses.join('|')})`;
 const statusList = z
   .string()
   .max(100)
-  .regex(new RegExp(`^${oneStatus}(,${oneStatus})*$`), `must be ${issueStatuses.join(', ')} or a comma-separated list of them`)
+  .regex(
+    new RegExp(`^${oneStatus}(,${oneStatus})*$`),
+    `must be ${issueStatuses.join(', ')} or a comma-separated list of them`,
+  )
   .transform((value) => value.split(',') as IssueStatus[])
   .meta({ description: `One of ${issueStatuses.join(', ')}, or a comma-separated list of them; default all` });
 
 export const ZListIssuesRequestSchema = z.object({
   appKey: queryAppKey.optional(),
   limit: queryPageSize(limits.pageSizeDefault),
-  cursor: z.string().min(1).max(600).meta({ description: 'nextCursor of the previous page, with the same filters and sort' }).optional(),
+  cursor: z
+    .string()
+    .min(1)
+    .max(600)
+    .meta({ description: 'nextCursor of the previous page, with the same filters and sort' })
+    .optional(),
   status: statusList.optional(),
-  q: text(issueSearchMaxChars).meta({ description: 'Case-insensitive substring of the message, errorType or culprit' }).optional(),
+  q: text(issueSearchMaxChars)
+    .meta({ description: 'Case-insensitive substring of the message, errorType or culprit' })
+    .optional(),
   type: z.enum(eventTypes).meta({ description: 'The type of the issue’s events' }).optional(),
-  release: text(eventFieldChars.release).meta({ description: 'Issues with at least one event of this release' }).optional(),
-  environment: text(eventFieldChars.environment).meta({ description: 'Issues with at least one event from this environment' }).optional(),
+  release: text(eventFieldChars.release)
+    .meta({ description: 'Issues with at least one event of this release' })
+    .optional(),
+  environment: text(eventFieldChars.environment)
+    .meta({ description: 'Issues with at least one event from this environment' })
+    .optional(),
   sort: z
     .enum(issueSorts)
     .optional()

@@ -10,6 +10,11 @@ export const updateIssuesRoute = authedProcedure
   .mutation(async ({ ctx, input }) => {
     // A malformed id names no issue: skipped like another user's.
     const keys = [...new Set(input.ids)].map(parseIssueId).filter((key) => key !== null);
-    const updated = await setIssuesStatus(ctx.db, { userId: ctx.session.user.id, keys, status: input.status, now: ctx.clock() });
+    const updated = await setIssuesStatus(ctx.db, {
+      userId: ctx.session.user.id,
+      keys,
+      status: input.status,
+      now: ctx.clock(),
+    });
     return { updated };
   });

@@ -18,10 +18,19 @@ export const updateIssuesMeta: Meta = {
 
 export const ZUpdateIssuesRequestSchema = z.object({
   ids: z
-    .array(z.string().min(1).max(600).refine(isStorableText, UNSTORABLE_MESSAGE).meta({ description: '<appKey>:<fingerprint>' }))
+    .array(
+      z
+        .string()
+        .min(1)
+        .max(600)
+        .refine(isStorableText, UNSTORABLE_MESSAGE)
+        .meta({ description: '<appKey>:<fingerprint>' }),
+    )
     .min(1)
     .max(bulkStatusMaxIds),
   status: ZIssueStatusSchema,
 });
 
-export const ZUpdateIssuesResponseSchema = z.object({ updated: z.int().min(0).meta({ description: 'The caller’s issues among ids' }) });
+export const ZUpdateIssuesResponseSchema = z.object({
+  updated: z.int().min(0).meta({ description: 'The caller’s issues among ids' }),
+});

@@ -11,7 +11,9 @@ export const updateIssueRoute = authedProcedure
   .mutation(async ({ ctx, input }) => {
     const key = parseIssueId(input.id);
     // Another user's issue is answered exactly like one that does not exist.
-    const row = key && (await setIssueStatus(ctx.db, { userId: ctx.session.user.id, ...key, status: input.status, now: ctx.clock() }));
+    const row =
+      key &&
+      (await setIssueStatus(ctx.db, { userId: ctx.session.user.id, ...key, status: input.status, now: ctx.clock() }));
     if (!key || !row) fail('NOT_FOUND');
     return { issue: toIssue(row) };
   });

@@ -21,7 +21,10 @@ export const outcomesMeta: Meta = {
 
 export const ZOutcomesRequestSchema = z
   .object({ appKey: queryAppKey.optional(), from: queryEpochMs.optional(), to: queryEpochMs.optional() })
-  .refine((query) => query.from === undefined || query.to === undefined || query.from <= query.to, { path: ['to'], message: 'must not be before from' });
+  .refine((query) => query.from === undefined || query.to === undefined || query.from <= query.to, {
+    path: ['to'],
+    message: 'must not be before from',
+  });
 
 export const ZOutcomesResponseSchema = z.object({
   outcomes: z.array(z.object({ reason: z.enum(outcomeReasons), events: z.int().min(0) })),

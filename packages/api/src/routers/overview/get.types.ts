@@ -19,8 +19,17 @@ export const overviewMeta: Meta = {
 
 export const ZOverviewRequestSchema = z
   .object({ appKey: queryAppKey.optional(), from: queryEpochMs.optional(), to: queryEpochMs.optional() })
-  .refine((query) => query.from === undefined || query.to === undefined || query.from <= query.to, { path: ['to'], message: 'must not be before from' });
+  .refine((query) => query.from === undefined || query.to === undefined || query.from <= query.to, {
+    path: ['to'],
+    message: 'must not be before from',
+  });
 
 export const ZOverviewResponseSchema = z.object({
-  totals: z.object({ events: z.int(), errors: z.int(), failedRequests: z.int(), affectedUsers: z.int(), issues: z.int() }),
+  totals: z.object({
+    events: z.int(),
+    errors: z.int(),
+    failedRequests: z.int(),
+    affectedUsers: z.int(),
+    issues: z.int(),
+  }),
 });

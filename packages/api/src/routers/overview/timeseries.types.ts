@@ -26,7 +26,10 @@ export const ZTimeseriesRequestSchema = z
     from: queryEpochMs.optional(),
     to: queryEpochMs.optional(),
   })
-  .refine((query) => query.from === undefined || query.to === undefined || query.from < query.to, { path: ['to'], message: 'must be after from' });
+  .refine((query) => query.from === undefined || query.to === undefined || query.from < query.to, {
+    path: ['to'],
+    message: 'must be after from',
+  });
 
 export const ZTimeseriesResponseSchema = z.object({
   bucket: z.enum(['hour', 'day']),
