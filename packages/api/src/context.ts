@@ -2,8 +2,8 @@
 // as auth/sessions.test.ts does); `createContextFactory` builds it from an HTTP request.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Db, EventWriter, OutcomeCounter } from '@collector/db';
-import type { KnownApps } from './known-apps';
+import type { Db } from '@collector/db';
+import type { Ingestion } from './ingestion/ingestion';
 import type { RateLimiters } from './rate-limiter';
 
 export interface ContextDeps {
@@ -11,11 +11,8 @@ export interface ContextDeps {
   /** Milliseconds since epoch; injectable so expiry and clamping can be tested. */
   clock: () => number;
   rateLimiters: RateLimiters;
-  /** Group-committing writer of ingested events. */
-  eventWriter: EventWriter;
-  /** Outcomes decided before the write statement (invalid, rate_limited, too_large, unsupported), written once a second. */
-  outcomes: OutcomeCounter;
-  knownApps: KnownApps;
+  /** Every event's way in (ingestion/ingestion.ts). */
+  ingestion: Ingestion;
   alerts: AlertChannels;
   /** The collector's address as clients reach it (PUBLIC_URL): the base of every app's DSN. A function, because a
    * server on an ephemeral port knows its address only once it listens. */

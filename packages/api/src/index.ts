@@ -7,11 +7,18 @@ export {
   noAlertDelivery,
 } from './context';
 export { contractError, errorHeaders, errorStatus, toAppError } from './errors';
-export { type IngestionResult, ingestEvents } from './ingestion';
+export { type BudgetLogger, IngestBudget } from './ingestion/budget';
+export {
+  type CheckedApp,
+  type Delivery,
+  Ingestion,
+  type IngestionResult,
+  type IngestKey,
+  type SentryItem,
+} from './ingestion/ingestion';
 export { KnownApps } from './known-apps';
 export { createOpenApiDocument } from './openapi';
 export { createRateLimiters, defaultRateLimits, type RateLimitConfig, type RateLimiters } from './rate-limiter';
 export { pathParameters, queryValue, type RestRoute, restRoutes, routesForPath } from './rest';
 export { type AppRouter, appRouter } from './router';
-export { appKeyForDsn, ingestSentryEvents, type SentryIngestion } from './sentry-ingestion';
 export { createCallerFactory } from './trpc';

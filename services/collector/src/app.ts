@@ -9,6 +9,8 @@ import {
   createRateLimiters,
   errorHeaders,
   errorStatus,
+  IngestBudget,
+  Ingestion,
   KnownApps,
   type RateLimitConfig,
   toAppError,
@@ -18,7 +20,6 @@ import type { AppError } from '@collector/domain';
 import { TRPCError } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Request } from 'express';
-import { IngestBudget } from './admission';
 import { defaultDashboardDir, serveDashboard } from './dashboard';
 import { DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES } from './env';
 import { errorHandler, sendError } from './errors';
@@ -32,7 +33,10 @@ export interface AppOptions {
   database: DatabaseHandle;
   /** The alert worker, which the alert routes ask to check URLs and send tests. */
   alerts: AlertChannels;
-  /** Counts of the outcomes decided before the write statement, flushed by whoever stops the service (server.ts); default a counter of its own. */
+  /**
+   * Counts of the outcomes decided before the write statement, flushed by whoever stops the service (server.ts);
+   * default a counter of its own.
+   */
   outcomes?: OutcomeCounter;
   rateLimits: RateLimitConfig;
   logger: Logger;
@@ -46,7 +50,7 @@ export interface AppOptions {
   version?: string;
   /** The built dashboard served at /; default services/dashboard/dist. A missing folder serves the API only. */
   dashboardDir?: string;
-  /** Ingestion bytes in flight (INGEST_MAX_IN_FLIGHT_BYTES), shared by every ingestion route; default one of the default size. */
+  /** Bytes of bodies in flight (INGEST_MAX_IN_FLIGHT_BYTES), for ingestion and tRPC; default one of the default size. */
   ingestBudget?: IngestBudget;
 }
 
@@ -57,15 +61,21 @@ const TRPC_MAX_BODY_BYTES = 1024 * 1024;
 export function createApp(options: AppOptions) {
   const { database, logger } = options;
   const ingestBudget = options.ingestBudget ?? new IngestBudget(DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES, logger);
-  const knownApps = new KnownApps(database.db);
-  const outcomes = options.outcomes ?? new OutcomeCounter(database.db);
+  const clock = options.clock ?? Date.now;
+  const rateLimiters = createRateLimiters(options.rateLimits, database.db);
+  const ingestion = new Ingestion({
+    knownApps: new KnownApps(database.db),
+    rateLimiter: rateLimiters.ingest,
+    writer: new EventWriter(database.db, { concurrency: database.backend === 'pglite' ? 1 : 2 }),
+    outcomes: options.outcomes ?? new OutcomeCounter(database.db),
+    budget: ingestBudget,
+    clock,
+  });
   const createContext = createContextFactory({
     db: database.db,
-    clock: options.clock ?? Date.now,
-    rateLimiters: createRateLimiters(options.rateLimits, database.db),
-    eventWriter: new EventWriter(database.db, { concurrency: database.backend === 'pglite' ? 1 : 2 }),
-    outcomes,
-    knownApps,
+    clock,
+    rateLimiters,
+    ingestion,
     alerts: options.alerts,
     publicUrl: options.publicUrl ?? (() => 'http://localhost:3100'),
   });
@@ -76,7 +86,7 @@ export function createApp(options: AppOptions) {
         'request failed',
       );
     // The budget's refusals are logged by the budget, once a second at most.
-    else if (error.code === 'UNAVAILABLE' && error !== ingestBudget.refusal)
+    else if (error.code === 'UNAVAILABLE' && error !== ingestion.refusal)
       requestLogger(logger, req).warn({ err: error.cause ?? error, path: req.path }, 'database unavailable');
   };
   const openApiDocument = createOpenApiDocument({ baseUrl: '/', version: options.version ?? '0.1.0' });
@@ -123,7 +133,7 @@ export function createApp(options: AppOptions) {
   // nothing, and is answered by createContext with a tRPC error, whose code the typed client reads.
   const refusedCalls = new WeakSet<IncomingMessage>();
   app.use('/trpc', (req, res, next) => {
-    if (req.method === 'POST' && !ingestBudget.admit(req, res, TRPC_MAX_BODY_BYTES)) {
+    if (req.method === 'POST' && !ingestion.admit(req, res, TRPC_MAX_BODY_BYTES)) {
       refusedCalls.add(req);
       req.body = '';
     }
@@ -137,8 +147,8 @@ export function createApp(options: AppOptions) {
         if (refusedCalls.has(req))
           throw new TRPCError({
             code: errorStatus.UNAVAILABLE.trpc,
-            message: ingestBudget.refusal.message,
-            cause: ingestBudget.refusal,
+            message: ingestion.refusal.message,
+            cause: ingestion.refusal,
           });
         return createContext({ req });
       },
@@ -152,22 +162,10 @@ export function createApp(options: AppOptions) {
   );
   app.use(serveSdk(logger));
   // Sentry SDKs' endpoints read their bodies as streams of their own, so they come before the REST adapter.
-  app.use(createSentryRoutes(createContext, ingestBudget));
+  app.use(createSentryRoutes(ingestion));
   // The dashboard's files and its page for non-API paths; everything under /api still ends in the REST adapter.
   app.use(serveDashboard({ dir: options.dashboardDir ?? defaultDashboardDir, logger }));
-  // A refused body counts as one too_large event of the app it names (its events were never read).
-  const clock = options.clock ?? Date.now;
-  app.use(
-    createRestAdapter(createContext, ingestBudget, (appKey) => {
-      const at = clock();
-      // Only an app that exists (a cached look-up): a made-up key in a refused body is not kept even for a second.
-      if (appKey !== undefined)
-        void knownApps.exists(appKey).then(
-          (exists) => exists && outcomes.count(appKey, 'too_large', 1, at),
-          () => undefined,
-        );
-    }),
-  );
+  app.use(createRestAdapter(createContext, ingestion));
   app.use(errorHandler(logError));
   return app;
 }

@@ -1,13 +1,15 @@
 // REST in front of the tRPC router: each /api path of the route table (derived from the procedures' meta) is answered
 // by calling its procedure through a tRPC caller. The contract's edges live here: 404 vs 405, content types and
-// encodings, body limits, strict query strings, success statuses; every failure goes to the one error writer.
-// trpc-to-openapi stays out of the request path: it only generates the OpenAPI document and the path patterns.
+// encodings, body limits, strict query strings, success statuses; every failure goes to the one error writer. The
+// batch endpoint's body is read under ingestion's budget, and a body refused as too large is reported to ingestion
+// with the appKey its first bytes name; the procedure does the rest (packages/api/src/ingestion).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   appRouter,
   type Context,
   contractError,
   createCallerFactory,
+  type Ingestion,
   pathParameters,
   queryValue,
   type RestRoute,
@@ -18,7 +20,6 @@ import {
 import { type AppError, limits, pruneNesting } from '@collector/domain';
 import cors from 'cors';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
-import type { IngestBudget } from './admission';
 import { sendJson } from './errors';
 import { appKeyInPrefix, keepFirstChunk, readFirstChunk } from './oversize';
 
@@ -30,7 +31,11 @@ const INGEST_PATH = '/api/events/batch';
  */
 export function parseQueryString(query: string): Record<string, string[]> {
   const parsed: Record<string, string[]> = Object.create(null);
-  for (const [key, value] of new URLSearchParams(query)) (parsed[key] ??= []).push(value);
+  for (const [key, value] of new URLSearchParams(query)) {
+    const values = parsed[key];
+    if (values) values.push(value);
+    else parsed[key] = [value];
+  }
   return parsed;
 }
 
@@ -66,26 +71,22 @@ function bodyError(error: { type?: string; status?: number }): AppError {
   }
 }
 
-/** Told of each body refused as too large, with the appKey found in its first bytes (oversize.ts), if any. */
-export type OnTooLarge = (appKey: string | undefined) => void;
-
 /**
- * A JSON body of at most `limitBytes` (after decompression). `onTooLarge` is told of a body refused for size; with a
- * `budget`, the body's cost is reserved in it before it is read and lowered to its size once read (admission.ts), and
- * over budget it is not read at all.
+ * A JSON body of at most `limitBytes` (after decompression). With `ingestion`, the body's cost is reserved in its
+ * budget before it is read and lowered to its size once read, over budget it is not read at all, and a body refused
+ * for size is reported with the appKey found in its first bytes (oversize.ts), if any.
  */
-function parseBody(
-  limitBytes: number,
-  { onTooLarge, budget }: { onTooLarge?: OnTooLarge | undefined; budget?: IngestBudget } = {},
-) {
+function parseBody(limitBytes: number, ingestion?: Ingestion) {
+  const onTooLarge =
+    ingestion && ((appKey: string | undefined) => ingestion.tooLarge(appKey === undefined ? undefined : { appKey }));
   const json = express.json({
     limit: limitBytes,
     inflate: true,
     strict: true,
     type: () => true,
     // The body read and decompressed, before it is parsed: a compressed one now holds its size, not the most it might.
-    ...(budget
-      ? { verify: (_req: IncomingMessage, res: ServerResponse, body: Buffer) => budget.settle(res, body.length) }
+    ...(ingestion
+      ? { verify: (_req: IncomingMessage, res: ServerResponse, body: Buffer) => ingestion.settle(res, body.length) }
       : {}),
   });
   const encodingOf = (req: Request) => req.headers['content-encoding'];
@@ -104,7 +105,7 @@ function parseBody(
       });
     }
     // express.json holds the whole body, decompressed, until it is parsed: that, at most limitBytes, is its cost.
-    if (budget && !budget.admit(req, res, limitBytes)) return next(budget.refusal);
+    if (ingestion && !ingestion.admit(req, res, limitBytes)) return next(ingestion.refusal);
     const firstChunk = onTooLarge ? keepFirstChunk(req) : undefined;
     json(req, res, (error?: unknown) => {
       if (error) {
@@ -123,11 +124,7 @@ function parseBody(
 
 type ProcedureCall = (input: unknown) => Promise<unknown>;
 
-export function createRestAdapter(
-  createContext: (opts: { req: Request }) => Context,
-  ingestBudget: IngestBudget,
-  onIngestTooLarge?: OnTooLarge,
-): Router {
+export function createRestAdapter(createContext: (opts: { req: Request }) => Context, ingestion: Ingestion): Router {
   const createCaller = createCallerFactory(appRouter);
   // Each procedure's place in the caller ("issues.list"), split once here rather than per request.
   const segments = new Map(restRoutes.map((route) => [route, route.procedurePath.split('.')]));
@@ -136,7 +133,7 @@ export function createRestAdapter(
     for (const segment of segments.get(route) ?? []) procedure = (procedure as Record<string, unknown>)[segment];
     return procedure as ProcedureCall;
   };
-  const ingestBody = parseBody(limits.ingestBodyBytes, { onTooLarge: onIngestTooLarge, budget: ingestBudget });
+  const ingestBody = parseBody(limits.ingestBodyBytes, ingestion);
   const jsonBody = parseBody(limits.jsonBodyBytes);
 
   async function answer(route: RestRoute, req: Request, res: Response, next: NextFunction) {

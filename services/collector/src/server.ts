@@ -1,7 +1,7 @@
 // Starting and stopping the whole service: database, migrations, HTTP. Used by main.ts and by the tests.
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { defaultRateLimits, type RateLimitConfig } from '@collector/api';
+import { defaultRateLimits, IngestBudget, type RateLimitConfig } from '@collector/api';
 import {
   type DatabaseHandle,
   type EmbeddedPostgres,
@@ -11,7 +11,6 @@ import {
   openDatabase,
   startEmbeddedPostgres,
 } from '@collector/db';
-import { IngestBudget } from './admission';
 import { type AlertOptions, AlertWorker } from './alerts/worker';
 import { createApp } from './app';
 import { DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES } from './env';

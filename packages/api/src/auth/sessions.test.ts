@@ -5,6 +5,8 @@ import { sessionPolicy } from '@collector/domain';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createContextInner, noAlertDelivery } from '../context';
 import { sha256Hex } from '../ids';
+import { IngestBudget } from '../ingestion/budget';
+import { Ingestion } from '../ingestion/ingestion';
 import { KnownApps } from '../known-apps';
 import { createRateLimiters, defaultRateLimits } from '../rate-limiter';
 import { appRouter } from '../router';
@@ -21,9 +23,14 @@ const callerAs = (authorization?: string) =>
       db: database.db,
       clock: () => now,
       rateLimiters: createRateLimiters(defaultRateLimits, database.db),
-      eventWriter: new EventWriter(database.db),
-      outcomes: new OutcomeCounter(database.db),
-      knownApps: new KnownApps(database.db),
+      ingestion: new Ingestion({
+        knownApps: new KnownApps(database.db),
+        rateLimiter: null,
+        writer: new EventWriter(database.db),
+        outcomes: new OutcomeCounter(database.db),
+        budget: new IngestBudget(1024 * 1024, { warn: () => undefined }),
+        clock: () => now,
+      }),
       alerts: noAlertDelivery,
       publicUrl: () => 'http://localhost:3100',
       authorization,

@@ -1,10 +1,10 @@
 // POST /api/<projectId>/envelope/ and /api/<projectId>/store/: where Sentry SDKs send events, unmodified. Reads the
-// body (./envelope.ts), finds the key, and hands the events to the API's one ingestion path.
-import { appKeyForDsn, type Context, contractError, ingestSentryEvents, toAppError } from '@collector/api';
+// body (./envelope.ts), finds the key it names, and hands both to ingestion (packages/api/src/ingestion), which does
+// the rest; the answer is Sentry's.
+import { type CheckedApp, contractError, type Ingestion, toAppError } from '@collector/api';
 import { parseDsn } from '@collector/domain';
 import cors from 'cors';
 import { type Request, type RequestHandler, Router } from 'express';
-import type { IngestBudget } from '../admission';
 import { sendJson } from '../errors';
 import { heldBytes, readEnvelope, readStoreBody, type SentryEnvelope } from './envelope';
 
@@ -37,45 +37,41 @@ const sentryCors = cors({
   maxAge: 86_400,
 });
 
-export function createSentryRoutes(
-  createContext: (opts: { req: Request }) => Context,
-  ingestBudget: IngestBudget,
-): Router {
+export function createSentryRoutes(ingestion: Ingestion): Router {
   const router = Router();
   router.use(SENTRY_PATHS, sentryCors);
 
   const handle =
     (read: (req: Request) => Promise<SentryEnvelope>, maxHeldBytes: number): RequestHandler =>
     async (req, res, next) => {
-      const ctx = createContext({ req });
-      // The app, once its key in the URL or header is known good: a body refused as too large is counted against it.
-      let appKey: string | undefined;
+      // The app, once a key in the URL or header was found good: a body refused as too large is counted against it.
+      let app: CheckedApp | undefined;
       try {
         // First of all: a refusal costs no look-up and leaves the body unread.
-        if (!ingestBudget.admit(req, res, maxHeldBytes)) throw ingestBudget.refusal;
+        if (!ingestion.admit(req, res, maxHeldBytes)) throw ingestion.refusal;
         const projectId = String(req.params.projectId);
-        let publicKey = keyFromRequest(req);
+        const publicKey = keyFromRequest(req);
         // A key in the URL or header is checked before the body is read: a wrong one costs nothing more.
-        if (publicKey !== undefined) appKey = await appKeyForDsn(ctx, projectId, publicKey);
+        if (publicKey !== undefined) app = await ingestion.check({ projectId, publicKey });
         const envelope = await read(req);
         // Read: from here on the request holds what was kept of its body, not the most it might have kept.
-        ingestBudget.settle(res, envelope.keptBytes);
+        ingestion.settle(res, envelope.keptBytes);
         const dsn = typeof envelope.header.dsn === 'string' ? parseDsn(envelope.header.dsn) : undefined;
-        publicKey ??= dsn?.publicKey;
-        sendJson(
-          res,
-          200,
-          await ingestSentryEvents(ctx, {
-            projectId,
-            publicKey,
-            events: envelope.events,
-            skippedItems: envelope.skippedItems,
-          }),
-        );
+        const result = await ingestion.ingest(app ?? { projectId, publicKey: dsn?.publicKey }, {
+          format: 'sentry',
+          events: envelope.events,
+          skippedItems: envelope.skippedItems,
+        });
+        // A Sentry SDK reads no per-event answer: an event the collector's rules reject is a 400 saying why.
+        const rejection = result.rejected[0];
+        if (rejection) {
+          throw contractError('VALIDATION_FAILED', { details: [{ path: 'event', message: rejection.message }] });
+        }
+        // The answer's id is the Sentry event_id (an envelope holds at most one event).
+        sendJson(res, 200, envelope.events[0] ? { id: envelope.events[0].eventId } : {});
       } catch (error) {
         const appError = toAppError(error);
-        if (appError.code === 'PAYLOAD_TOO_LARGE' && appKey !== undefined)
-          ctx.outcomes.count(appKey, 'too_large', 1, ctx.clock());
+        if (appError.code === 'PAYLOAD_TOO_LARGE') ingestion.tooLarge(app);
         // Sentry SDKs read this header whatever the status (sentry-python reads Retry-After only on a 429), and hold
         // every send for its seconds: on a 429 (the app's rate limit) and on a 503 (ingestion at its limit of bytes in
         // flight, the database away).
@@ -87,7 +83,7 @@ export function createSentryRoutes(
 
   router.post('/api/:projectId/envelope', handle(readEnvelope, heldBytes.envelope));
   router.post('/api/:projectId/store', handle(readStoreBody, heldBytes.store));
-  router.all(SENTRY_PATHS, (req, res, next) => {
+  router.all(SENTRY_PATHS, (_req, res, next) => {
     res.setHeader('Allow', 'POST');
     next(contractError('METHOD_NOT_ALLOWED'));
   });

@@ -1,4 +1,3 @@
-import { ingestEvents } from '../../ingestion';
 import { publicProcedure } from '../../trpc';
 import { ingestMeta, ZIngestRequestSchema, ZIngestResponseSchema } from './ingest.types';
 
@@ -6,4 +5,6 @@ export const ingestRoute = publicProcedure
   .meta(ingestMeta)
   .input(ZIngestRequestSchema)
   .output(ZIngestResponseSchema)
-  .mutation(({ ctx, input }) => ingestEvents(ctx, input));
+  .mutation(({ ctx, input }) =>
+    ctx.ingestion.ingest({ appKey: input.appKey }, { format: 'batch', events: input.events }),
+  );

@@ -1,16 +1,21 @@
-// Admission control for ingestion: one budget of body bytes in flight per process, shared by the batch endpoint, the
-// Sentry endpoints and tRPC calls (app.ts). A request reserves what its body may cost before the body is read, lowers
-// that to what it holds once the body is read, and gives it back when its response is done or its connection closes;
-// over budget it is answered 503 at once, its body unread, so a burst of large requests waits in the clients (which
-// back off on 503 + Retry-After), not in the heap.
+// Admission control: one budget of body bytes in flight per process, shared by the batch endpoint, the Sentry
+// endpoints and tRPC calls; ingestion (./ingestion.ts) holds it and the HTTP adapters ask it before reading a body.
+// A request reserves what its body may cost before the body is read, lowers that to what it holds once the body is
+// read, and gives it back when its response is done or its connection closes; over budget it is answered 503 at once,
+// its body unread, so a burst of large requests waits in the clients (which back off on 503 + Retry-After), not in
+// the heap.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { contractError } from '@collector/api';
-import type { Logger } from './logger';
+import { contractError } from '../errors';
+
+/** Where refusals are reported: the service's logger (pino) fits. */
+export interface BudgetLogger {
+  warn(fields: object, message: string): void;
+}
 
 /** Requests in flight end within a group commit (milliseconds to a second or two): a second later there is room. */
-export const RETRY_AFTER_BUSY_SECONDS = 1;
+const RETRY_AFTER_BUSY_SECONDS = 1;
 const WARN_EVERY_MS = 1_000;
 
 const RESERVED = Symbol('ingestion bytes reserved');
@@ -47,7 +52,7 @@ export class IngestBudget {
 
   constructor(
     readonly maxBytes: number,
-    private readonly logger: Logger,
+    private readonly logger: BudgetLogger,
   ) {
     const budget = this;
     this.onResponseClose = function () {
