@@ -152,7 +152,8 @@ export function toAppError(error: unknown): AppError {
 export function errorHeaders(error: AppError): Record<string, string> {
   const headers: Record<string, string> = {};
   if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.retryAfterSeconds);
-  if (error.code === 'UNAUTHENTICATED') headers['WWW-Authenticate'] = 'Bearer';
+  // Every 401, INVALID_CREDENTIALS included: HTTP requires the challenge on a 401 and the OpenAPI document declares it.
+  if (errorStatus[error.code].status === 401) headers['WWW-Authenticate'] = 'Bearer';
   return headers;
 }
 
