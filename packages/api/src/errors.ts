@@ -84,7 +84,7 @@ export const errorStatus: Record<
     when: 'a bug; the message says nothing more',
     message: 'internal error',
   },
-  // Not only the database: ingestion at its limit of bytes in flight answers it too (services/collector/src/admission.ts).
+  // Not only the database: ingestion and tRPC POSTs at the limit of bytes in flight answer it too (IngestBudget).
   UNAVAILABLE: {
     status: 503,
     trpc: 'SERVICE_UNAVAILABLE',
@@ -133,6 +133,12 @@ export function toAppError(error: unknown): AppError {
     if (error.code === 'BAD_REQUEST' && error.cause instanceof SyntaxError) return contractError('INVALID_JSON');
     const code = FROM_TRPC[error.code];
     if (code) return contractError(code);
+    // The rest of tRPC's BAD_REQUESTs are requests it cannot take (a batch, a path that is not URL-encoded): the
+    // caller's fault, so a 400, never the INTERNAL (a 500) below. tRPC's own message may quote the request: not passed.
+    if (error.code === 'BAD_REQUEST')
+      return contractError('VALIDATION_FAILED', {
+        details: [{ path: '', message: 'not a call this endpoint takes: one procedure per request, input as JSON' }],
+      });
   }
   switch (classifyDatabaseError(error)) {
     case 'input':

@@ -1,10 +1,12 @@
-// tRPC is initialised once here; only the base procedures leave this file.
+// tRPC is initialised once here: the base procedures (public, authed), `router` and `createCallerFactory` leave this
+// file, with the meta every procedure declares. Every tRPC error leaves with its contract code's HTTP status.
 import type { ErrorCode } from '@collector/domain';
 import { initTRPC } from '@trpc/server';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { validateSessionToken } from './auth/sessions';
 import type { Context } from './context';
-import { fail, toAppError } from './errors';
+import { errorStatus, fail, toAppError } from './errors';
 
 export interface ContractMeta {
   /** Status of a successful answer; 200 unless stated. */
@@ -21,12 +23,16 @@ const t = initTRPC
   .create({
     // Never send stacks, whatever NODE_ENV says.
     isDev: false,
+    // tRPC answers with data.httpStatus. Taken from the contract code, as REST does, not from the TRPCError, which is
+    // INTERNAL_SERVER_ERROR (500) for whatever a procedure throws unwrapped, such as a frozen database's timeout.
     errorFormatter({ shape, error }) {
       const appError = toAppError(error);
+      const { trpc, status } = errorStatus[appError.code];
       return {
         ...shape,
+        code: TRPC_ERROR_CODES_BY_KEY[trpc],
         message: appError.message,
-        data: { code: shape.data.code, httpStatus: shape.data.httpStatus, appError: appError.toBody() },
+        data: { code: trpc, httpStatus: status, appError: appError.toBody() },
       };
     },
   });
