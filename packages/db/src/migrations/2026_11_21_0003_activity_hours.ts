@@ -2,15 +2,16 @@
 // day: what lets the overview count the distinct users and issues of any time window without reading a row per user,
 // per issue or per event. A subject (an app's user, or an issue) counts once in a window, through its first active
 // hour in it: the one whose previous active hour lies before the window. So "distinct subjects in a window" becomes
-// "links in the window that start before it", which the per-day counts answer for whole days (see overview.ts).
-// Kept by the write path (ingest.ts). Frozen once landed.
+// "links in the window that start before it", which the per-day counts answer for whole days (windowed-counts.ts).
+// Kept by the write path (write-path/activity.ts). Frozen once landed.
 import { type Kysely, sql } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
   // The fold below reads every stored event once; on a large database that takes longer than a request may.
   await sql`set local statement_timeout = 0`.execute(db);
 
-  // kind: 'u' for an app's user (subject: its anonymous id), 'i' for an issue (subject: its fingerprint).
+  // kind: 'u' for an app's user (subject: its anonymous id), 'i' for an issue (subject: its fingerprint); migration
+  // 0008 renames them 'user' and 'issue'.
   // hour: ms / 3,600,000; prev_hour: the subject's active hour before this one, -1 for its first.
   await db.schema
     .createTable('activity_hours')
@@ -30,7 +31,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   );
 
   // The same links counted per day of the hour, and per day (prev_day, -1 for none) or hour of the one before. The
-  // overview reads the first for a range of days, the second for the hours of one day: hence prev_hour first in its key.
+  // overview reads the first for a range of days, the second for the hours of one day: hence prev_hour first in its key
+  // (migration 0007 replaced the second with activity_by_hour).
   await db.schema
     .createTable('activity_by_prev_day')
     .addColumn('app_key', 'text', (col) => col.notNull().references('apps.app_key').onDelete('cascade'))

@@ -1,7 +1,7 @@
 // The overview's totals over a time window, as a function: the query reads a dozen index ranges, and planning it
 // took longer than running it (1.5 ms of 5 at 1M events). A PL/pgSQL function keeps its plan for the session, so the
-// statement is parsed and planned once per connection. Frozen once landed: this copy is what the migration ran, not
-// the live source. The live function is in windowed-counts.ts (created by migration 0008 and later; 0007 replaced this one).
+// statement is parsed and planned once per connection. Frozen once landed: this copy is what the migration ran.
+// Migrations 0007, 0008 and 0014 replaced it, each from its own copy; windowed-counts.ts is the live source.
 import { type Kysely, sql } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
