@@ -88,8 +88,10 @@ function preparedName(text: string): string | undefined {
   if (!text.startsWith(PREPARED)) return undefined;
   let name = preparedNames.get(text);
   // A bounded set, in case a marked text ever varied: past it, statements simply run unprepared.
-  if (name === undefined && preparedNames.size < MAX_PREPARED_TEXTS)
-    preparedNames.set(text, (name = `collector_${preparedNames.size + 1}`));
+  if (name === undefined && preparedNames.size < MAX_PREPARED_TEXTS) {
+    name = `collector_${preparedNames.size + 1}`;
+    preparedNames.set(text, name);
+  }
   return name;
 }
 

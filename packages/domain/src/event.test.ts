@@ -237,10 +237,10 @@ describe('judgeEvent: truncation of long texts', () => {
   });
 
   it('truncates an emoji message without splitting a character', () => {
-    const event = accepted(valid({ message: 'a' + '😀'.repeat(3000) }));
+    const event = accepted(valid({ message: `a${'😀'.repeat(3000)}` }));
     const message = event.message!;
     expect(utf8Length(message)).toBeLessThanOrEqual(limits.messageBytes);
-    expect(message).toBe('a' + '😀'.repeat(2047)); // 1 + 2047*4 = 8189 bytes; one more emoji would be 8193
+    expect(message).toBe(`a${'😀'.repeat(2047)}`); // 1 + 2047*4 = 8189 bytes; one more emoji would be 8193
     expect(message).not.toContain('\uFFFD');
   });
 

@@ -15,6 +15,7 @@ export function truncateUtf8(text: string, maxBytes: number): string {
 }
 
 // PostgreSQL text and jsonb cannot hold U+0000, and UTF-8 cannot hold a lone surrogate.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is exactly what this looks for
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
 // String.prototype.isWellFormed (Node 20, browsers since 2023) says "no lone surrogate" natively, several times faster

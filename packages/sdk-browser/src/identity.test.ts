@@ -4,7 +4,13 @@ import { newEventId, randomHex, resolveIdentity, type StorageLike, storageOf } f
 
 function memoryStorage(initial: Record<string, string> = {}): StorageLike & { items: Record<string, string> } {
   const items = { ...initial };
-  return { items, getItem: (key) => items[key] ?? null, setItem: (key, value) => void (items[key] = value) };
+  return {
+    items,
+    getItem: (key) => items[key] ?? null,
+    setItem: (key, value) => {
+      items[key] = value;
+    },
+  };
 }
 
 const throwing: StorageLike = {

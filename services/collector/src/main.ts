@@ -5,7 +5,7 @@ import { type Env, parseEnv } from './env';
 import { createLogger } from './logger';
 import { runPrimary, workerAssignment } from './workers';
 
-let env;
+let env: Env;
 try {
   env = parseEnv(process.env);
 } catch (error) {

@@ -49,7 +49,7 @@ describe('auth, security', () => {
     const throttled = await startTestServer({ rateLimits: { authPerEmail: { ratePerSecond: 1 / 60, burst: 3 } } });
     const { email } = await signUp(throttled);
     const statuses: number[] = [];
-    let last;
+    let last: Awaited<ReturnType<typeof throttled.call>> | undefined;
     for (let i = 0; i < 5; i++) {
       last = await throttled.call('POST', '/api/auth/login', { body: { email, password: 'wrong password!' } });
       statuses.push(last.status);

@@ -259,7 +259,13 @@ export async function startService(
         () => reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${output.join('\n')}`)),
         timeoutMs,
       );
-      waiters.push({ pattern, resolve: (line) => (clearTimeout(timer), resolve(line)) });
+      waiters.push({
+        pattern,
+        resolve: (line) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+      });
       void exit.then(() => reject(new Error(`the service exited before ${pattern}:\n${output.join('\n')}`)));
     });
   };

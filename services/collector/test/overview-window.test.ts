@@ -235,7 +235,7 @@ describe('overview over a window', () => {
     const bodies: { appKey: string; batch: unknown[] }[] = [];
     for (let i = 0; i < batches.length; i += 12) {
       const sent = await Promise.all(batches.slice(i, i + 12).map((batch) => send(batch[0]?.appKey as string, batch)));
-      sent.forEach((batch, j) => bodies.push({ appKey: batches[i + j]?.[0]?.appKey as string, batch }));
+      for (const [j, batch] of sent.entries()) bodies.push({ appKey: batches[i + j]?.[0]?.appKey as string, batch });
     }
     // Retries (the same eventIds again, at once) change nothing.
     const retries = await Promise.all(bodies.slice(0, 12).map(({ appKey, batch }) => sendBatch(server, appKey, batch)));
@@ -256,6 +256,7 @@ describe('overview over a window', () => {
       let to: number | undefined = random() < 0.3 ? from + Math.floor(random() * 3 * HOUR) : someTime();
       if (to < from) [from, to] = [to, from];
       if (random() < 0.1) from = undefined;
+      // biome-ignore lint/suspicious/noDuplicateElseIf: two draws of random(), not one condition twice
       else if (random() < 0.1) to = undefined;
       for (const appKey of [undefined, ...apps]) {
         const totals = await overview(token, { appKey, from, to });

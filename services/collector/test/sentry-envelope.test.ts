@@ -140,7 +140,7 @@ describe("hostile envelopes get the contract's 4xx", () => {
     const payload = '{"message":"x"}';
     for (const items of [
       line({ type: 'event', length: 500 }) + payload,
-      line({ type: 'attachment', length: 10_000 }) + 'short',
+      `${line({ type: 'attachment', length: 10_000 })}short`,
       `${line({ type: 'event', length: 5 })}${payload}\n`,
       `${line({ type: 'event', length: -1 })}${payload}\n`,
       `${line({ type: 'event', length: '15' })}${payload}\n`,

@@ -383,7 +383,9 @@ describe('issue detail', () => {
     expect(issue.series).toHaveLength(30);
     expect(issue.series[0].start).toBe(today - 29 * DAY);
     expect(issue.series.at(-1).start).toBe(today);
-    issue.series.forEach((day: { start: number }, i: number) => expect(day.start).toBe(today - (29 - i) * DAY));
+    issue.series.forEach((day: { start: number }, i: number) => {
+      expect(day.start).toBe(today - (29 - i) * DAY);
+    });
     const counts = Object.fromEntries(
       issue.series
         .filter((day: { events: number }) => day.events > 0)

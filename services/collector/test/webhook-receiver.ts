@@ -58,7 +58,10 @@ export async function startReceiver(): Promise<Receiver> {
       if (left <= 0) throw new Error(`the receiver got ${received.length} of ${count} webhooks within ${timeoutMs} ms`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
-        waiters.push(() => (clearTimeout(timer), resolve()));
+        waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
     }
     return received.slice(0, count);

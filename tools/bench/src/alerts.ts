@@ -31,7 +31,7 @@ async function call(origin: string, method: string, path: string, body?: unknown
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const json = (await response.json()) as Record<string, any>;
+  const json = (await response.json()) as { token: string; app: { appKey: string }; totals: { issues: number } };
   if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
   return json;
 }

@@ -81,11 +81,11 @@ for (let round = 0; round < rounds; round++) {
 const collector = best(collectorRuns);
 const baseline = best(baselineRuns);
 console.log('collector');
-collectorStages.forEach((name, i) => console.log(`  ${name.padEnd(14)} ${fmt(collector[i] ?? 0)}`));
+for (const [i, name] of collectorStages.entries()) console.log(`  ${name.padEnd(14)} ${fmt(collector[i] ?? 0)}`);
 const collectorTotal = collector.reduce((a, b) => a + b, 0);
 console.log(`  ${'total'.padEnd(14)} ${fmt(collectorTotal)}`);
 console.log('baseline');
-baselineStages.forEach((name, i) => console.log(`  ${name.padEnd(14)} ${fmt(baseline[i] ?? 0)}`));
+for (const [i, name] of baselineStages.entries()) console.log(`  ${name.padEnd(14)} ${fmt(baseline[i] ?? 0)}`);
 const baselineTotal = baseline.reduce((a, b) => a + b, 0);
 console.log(`  ${'total'.padEnd(14)} ${fmt(baselineTotal)}`);
 console.log(`collector/baseline Node work per event: ${(collectorTotal / baselineTotal).toFixed(2)}x`);

@@ -70,6 +70,7 @@ const edgeStrings = [
   '<script>alert(1)</script>',
   "' OR 1=1 --",
   '"; drop table users; --',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, meant literally
   '${7*7}',
   '../../etc/passwd',
   'null',
@@ -253,12 +254,10 @@ function encodedBody(
       weight: 1,
     },
     {
-      arbitrary: fc
-        .tuple(json, fc.nat())
-        .map(([{ text, kind }, at]) => ({
-          body: utf8(text.slice(0, at % Math.max(1, text.length))),
-          kind: `${kind}+truncated`,
-        })),
+      arbitrary: fc.tuple(json, fc.nat()).map(([{ text, kind }, at]) => ({
+        body: utf8(text.slice(0, at % Math.max(1, text.length))),
+        kind: `${kind}+truncated`,
+      })),
       weight: 1,
     },
     { arbitrary: json.map(({ text, kind }) => ({ body: utf8(`\ufeff${text}`), kind: `${kind}+bom` })), weight: 1 },
@@ -535,12 +534,10 @@ function queryString(params: Record<string, string[]>): fc.Arbitrary<{ query: st
       weight: 1,
     },
   );
-  return fc
-    .array(pair, { maxLength: 5 })
-    .map((pairs) => ({
-      query: pairs.length ? `?${pairs.join('&')}` : '',
-      kind: pairs.length ? `query:${pairs.length}` : 'no-query',
-    }));
+  return fc.array(pair, { maxLength: 5 }).map((pairs) => ({
+    query: pairs.length ? `?${pairs.join('&')}` : '',
+    kind: pairs.length ? `query:${pairs.length}` : 'no-query',
+  }));
 }
 
 function getRequest(
@@ -682,14 +679,12 @@ function ingestBody(fixtures: Fixtures): fc.Arbitrary<{ value: unknown; kind: st
     },
     { arbitrary: hostileJson, weight: 1 },
   );
-  return fc
-    .record({ appKey, events })
-    .chain(({ appKey: key, events: list }) =>
-      mutated(fc.constant({ appKey: key, events: list.value })).map(({ value, kind }) => ({
-        value,
-        kind: `${kind} ${list.kind}`,
-      })),
-    );
+  return fc.record({ appKey, events }).chain(({ appKey: key, events: list }) =>
+    mutated(fc.constant({ appKey: key, events: list.value })).map(({ value, kind }) => ({
+      value,
+      kind: `${kind} ${list.kind}`,
+    })),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ export async function createAccountWithAppRecords(origin: string, appNames: read
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
       body: JSON.stringify(body),
     });
-    const json = (await response.json()) as Record<string, any>;
+    const json = (await response.json()) as { token: string; app: unknown };
     if (response.status !== 201) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
     return json;
   };

@@ -73,7 +73,8 @@ function post(agent: Agent, url: URL, body: string, token?: string): Promise<Ans
   });
 }
 
-const json = (answer: Answer) => JSON.parse(answer.body) as Record<string, any>;
+const json = (answer: Answer) =>
+  JSON.parse(answer.body) as { token: string; app: { appKey: string }; accepted: number };
 
 export async function seed(options: SeedOptions): Promise<SeedResult> {
   const total = options.events ?? 1_000_000;

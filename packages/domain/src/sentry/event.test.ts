@@ -218,7 +218,7 @@ describe('fromSentryEvent, field by field', () => {
     const kept = event.frames as Json[];
     expect(kept).toHaveLength(limits.stackFrames);
     expect(kept[0]).toMatchObject({ line: 299 });
-    expect((kept[0]?.function as string).length).toBe(limits.frameFunctionChars);
+    expect((kept[0]!.function as string).length).toBe(limits.frameFunctionChars);
   });
 
   it('only {{ default }} is the server grouping; any other list groups by itself', () => {

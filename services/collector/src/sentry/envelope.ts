@@ -253,8 +253,8 @@ class ByteLimit extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.bytes += chunk.length;
-    if (this.bytes > this.limit) return callback(tooLarge(this.what, this.limit));
-    callback(null, chunk);
+    if (this.bytes > this.limit) callback(tooLarge(this.what, this.limit));
+    else callback(null, chunk);
   }
 }
 
