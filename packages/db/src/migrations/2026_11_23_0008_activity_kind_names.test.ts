@@ -1,5 +1,5 @@
 // Migration 0008 on a database that 0007 left with activity rows: kinds 'u' and 'i' become 'user' and 'issue', and
-// overview_window() is recreated from windowed-counts.ts and counts them; down restores both. Always on a fresh, empty
+// overview_window() is recreated from the migration's own copy and counts them; down restores both. Always on a fresh, empty
 // database: the PostgreSQL test database is shared and already migrated (global-setup.ts).
 import { HOUR } from '@collector/domain';
 import { Migrator, sql } from 'kysely';
