@@ -1,6 +1,6 @@
 // Migration 0008 on a database that 0007 left with activity rows: kinds 'u' and 'i' become 'user' and 'issue', and
-// overview_window() is recreated from the migration's own copy and counts them; down restores both. Always on a fresh, empty
-// database: the PostgreSQL test database is shared and already migrated (global-setup.ts).
+// overview_window() is recreated from the migration's own copy and counts them; down restores both. Always on a fresh,
+// empty database: the PostgreSQL test database is shared and already migrated (global-setup.ts).
 import { HOUR } from '@collector/domain';
 import { Migrator, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
