@@ -1,8 +1,9 @@
 // Windowed distinct counts: overview_window(), the overview's totals over a time window, as a PL/pgSQL function (its
 // plan is kept per connection: planning the statement took longer than running it, 1.5 ms of 5 at 1M events). This is
-// the live source: migration 0014 (and any later one that changes it) creates the function from it; 0006, 0007 and
-// 0008 keep the frozen copies they ran. A change here is a change to the schema: it takes a new migration that runs
-// createOverviewWindow again (and freezes the text it replaces, for its down).
+// the live source; no code runs it. Each migration that creates the function (0006, 0007, 0008, 0014) keeps its own
+// frozen copy of the text it ran. A change here is a change to the schema: it takes a new migration with its own copy
+// of the new text (and of the one it replaces, for its down); migrations/overview-window.test.ts fails until the
+// latest copy equals this text.
 //
 // What it reads, for the events with window_start <= timestamp < window_end:
 //

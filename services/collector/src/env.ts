@@ -32,7 +32,7 @@ const envSchema = z
     INGEST_RATE_LIMIT: integer(1000, 0, 10_000_000),
     INGEST_RATE_BURST: integer(5000, 50, 100_000_000),
     /**
-     * Bytes of request bodies (ingestion, tRPC) a process holds at once (admission.ts); past it, 503 with Retry-After.
+     * Bytes of request bodies (ingestion, tRPC) a process holds at once (packages/api/src/ingestion/budget.ts); past it, 503 with Retry-After.
      * At least one largest batch (1 MiB); at most 64 GiB.
      */
     INGEST_MAX_IN_FLIGHT_BYTES: integer(DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES, 1024 * 1024, 64 * 1024 * 1024 * 1024),

@@ -1,4 +1,4 @@
-// Admission control for ingestion (src/admission.ts) through real HTTP: a small budget of bytes in flight, requests held
+// Admission control for ingestion (packages/api/src/ingestion/budget.ts) through real HTTP: a small budget of bytes in flight, requests held
 // open mid-body to fill it, and what is answered past it (503 UNAVAILABLE with Retry-After, the body unread), on the
 // batch endpoint, the Sentry endpoints and tRPC; every reservation given back, however the request ends.
 import { once } from 'node:events';

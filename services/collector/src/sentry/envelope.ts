@@ -229,7 +229,7 @@ function eventIdOf(event: Json, header: Json | undefined): string {
 }
 
 /**
- * The most of a body each reader holds at once, what admission.ts reserves for a compressed body. An envelope streams
+ * The most of a body each reader holds at once, what ingestion's budget reserves for a compressed body. An envelope streams
  * through its parser, which keeps its header, one event and one item's header line at most; the rest of its 20 MiB
  * decompressed passes by without being kept, so reserving decodedBytes would count twenty times what it costs (and
  * the default 32 MiB budget would take one compressed envelope, what sentry-python sends by default, at a time).
