@@ -1,14 +1,17 @@
-// The write path's entry: batches in, one statement per group out. The statement (write-path/statement.ts) stores the
-// events of one or many batches (of any apps) and moves every counter they touch, each in its own named part:
-// write-path/events.ts, issues.ts, distinct-users.ts, activity.ts, totals.ts and outcomes.ts. One round trip, one commit.
-// EventWriter merges concurrent batches into such statements (group commit) and answers each batch once its statement
-// has committed.
-import { HOUR, limits, type StoredEvent } from '@collector/domain';
+// The write path's entry: prepared batches in, one statement per group out. The statement (write-path/statement.ts)
+// stores the events of one or many batches (of any apps) and moves every counter they touch, each in its own named
+// part: write-path/events.ts, distinct-users.ts, issues.ts, activity.ts, totals.ts, outcomes.ts and alerts.ts. One round
+// trip, one commit. EventWriter merges concurrent batches into such statements (group commit) and answers each batch
+// once its statement has committed.
+import { HOUR, limits } from '@collector/domain';
 import type { Kysely } from 'kysely';
 import type { Database } from './schema';
-import { type EventRow, eventRow } from './write-path/events';
+import type { PreparedBatch } from './write-path/batch';
+import { appKeyed } from './write-path/keys';
 import { receivedRows } from './write-path/outcomes';
 import { type StatementRow, storeStatement } from './write-path/statement';
+
+export { type Batch, type PreparedBatch, prepareBatch } from './write-path/batch';
 
 export interface StoreResult {
   /** Events written by this batch. */
@@ -25,53 +28,6 @@ export interface IssueChange {
   fingerprint: string;
   created: boolean;
   regressed: boolean;
-}
-
-export interface Batch {
-  appKey: string;
-  events: readonly StoredEvent[];
-  receivedAt: number;
-}
-
-/**
- * A batch made ready for the statement: its rows serialised at once, as one JSON array. EventWriter prepares a batch
- * when it arrives, so the event objects die young instead of waiting in the queue for a statement (under load, long
- * enough for V8 to copy them into the old generation and collect them there, its costliest work in the profiles). One
- * JSON.stringify per batch, not per event: a third less time serialising (docs/performance.md).
- */
-export interface PreparedBatch {
-  appKey: string;
-  receivedAt: number;
-  /** Events the batch sent, every copy of a repeated eventId counted. */
-  sent: number;
-  /** Its distinct events' keys (`eventKey`), first copies in order: the rows of `rowsJson`. */
-  keys: readonly string[];
-  /** The statement's input rows of those events, a JSON array. */
-  rowsJson: string;
-}
-
-/** An event's key among the batches of a group and in the statement's answer: its app and its eventId. */
-const eventKey = (appKey: string, eventId: string): string => `${appKey}\u0000${eventId}`;
-
-export function prepareBatch(batch: Batch): PreparedBatch {
-  const keys: string[] = [];
-  const rows: EventRow[] = [];
-  const seen = new Set<string>();
-  for (const event of batch.events) {
-    // The first copy of an eventId in a batch is its row; a later one is a duplicate, as ON CONFLICT DO NOTHING would
-    // tell it across statements (one statement's input must hold each id once).
-    if (seen.has(event.eventId)) continue;
-    seen.add(event.eventId);
-    keys.push(eventKey(batch.appKey, event.eventId));
-    rows.push(eventRow(batch.appKey, event, batch.receivedAt));
-  }
-  return {
-    appKey: batch.appKey,
-    receivedAt: batch.receivedAt,
-    sent: batch.events.length,
-    keys,
-    rowsJson: JSON.stringify(rows),
-  };
 }
 
 /**
@@ -140,16 +96,16 @@ async function storeDistinct(
         changes.push(row);
         continue;
       }
-      const index = owner.get(eventKey(row.app_key, row.event_id));
+      const index = owner.get(appKeyed(row.app_key, row.event_id));
       if (index === undefined) continue;
       stored[index] = (stored[index] ?? 0) + 1;
-      const issueKey = `${row.app_key}\u0000${row.fingerprint}`;
+      const issueKey = appKeyed(row.app_key, row.fingerprint);
       let indexes = batchesOfIssue.get(issueKey);
       if (!indexes) batchesOfIssue.set(issueKey, (indexes = new Set()));
       indexes.add(index);
     }
     for (const change of changes) {
-      for (const index of batchesOfIssue.get(`${change.app_key}\u0000${change.fingerprint}`) ?? []) {
+      for (const index of batchesOfIssue.get(appKeyed(change.app_key, change.fingerprint)) ?? []) {
         issueChanges[index]?.push({
           appKey: change.app_key,
           fingerprint: change.fingerprint,

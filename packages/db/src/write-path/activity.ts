@@ -4,7 +4,7 @@
 import { HOUR } from '@collector/domain';
 import { sql } from 'kysely';
 import type { ActivityKind } from '../schema';
-import { part, type StatementPart } from './statement';
+import { part, type StatementPart } from './part';
 
 const hour = sql.lit(HOUR);
 
@@ -25,9 +25,11 @@ const kinds = Object.keys(hourLists) as ActivityKind[];
 function hourListChanges(kind: ActivityKind): StatementPart {
   const table = sql.table(hourLists[kind].table);
   const subject = sql.id(hourLists[kind].subject);
-  return part(
-    `${kind}_hour_changes`,
-    sql`insert into ${table} as stored (app_key, ${subject}, hours)
+  return part({
+    name: `${kind}_hour_changes`,
+    reads: ['batch_hour_lists', 'hour_list_start'],
+    writes: [hourLists[kind].table],
+    query: sql`insert into ${table} as stored (app_key, ${subject}, hours)
     select b.app_key, b.subject, b.hours from batch_hour_lists b
     where b.kind = ${sql.lit(kind)} and not exists (
       select from ${table} k where k.app_key = b.app_key and k.${subject} = b.subject and k.hours @> b.hours)
@@ -35,73 +37,88 @@ function hourListChanges(kind: ActivityKind): StatementPart {
     on conflict (app_key, ${subject}) do update set hours = merge_hours(stored.hours, excluded.hours, (select keep_from from hour_list_start))
     where not stored.hours @> excluded.hours
     returning app_key, ${subject} as subject, hours, xmax = 0 as created`,
-  );
+  });
 }
 
-/** keepFrom: the oldest hour an event still to come can bring (ingest.ts); lists keep the hours from it on and the one before. */
-export const activityParts = (keepFrom: number): StatementPart[] => [
-  part(
-    'active_hours',
-    sql`select distinct app_key, 'user'::text as kind, anonymous_id as subject, (timestamp / ${hour})::int4 as hour from new_events where anonymous_id is not null
+export const activityParts: readonly StatementPart[] = [
+  part({
+    name: 'active_hours',
+    reads: ['new_events'],
+    query: sql`select distinct app_key, 'user'::text as kind, anonymous_id as subject, (timestamp / ${hour})::int4 as hour from new_events where anonymous_id is not null
     union
     select distinct app_key, 'issue'::text, fingerprint, (timestamp / ${hour})::int4 from new_events`,
-  ),
-  part(
-    'batch_hour_lists',
-    sql`select app_key, kind, subject, array_agg(hour order by hour) as hours from active_hours group by app_key, kind, subject`,
-  ),
-  part('hour_list_start', sql`select least(${keepFrom}::int4, min(hour)) as keep_from from active_hours`),
+  }),
+  part({
+    name: 'batch_hour_lists',
+    reads: ['active_hours'],
+    query: sql`select app_key, kind, subject, array_agg(hour order by hour) as hours from active_hours group by app_key, kind, subject`,
+  }),
+  // keepFrom: the oldest hour an event still to come can bring (ingest.ts); lists keep the hours from it on and the one
+  // before.
+  part({
+    name: 'hour_list_start',
+    reads: ['active_hours'],
+    query: ({ keepFrom }) => sql`select least(${keepFrom}::int4, min(hour)) as keep_from from active_hours`,
+  }),
   ...kinds.map(hourListChanges),
-  part(
-    'hour_list_changes',
-    sql.join(
+  part({
+    name: 'hour_list_changes',
+    reads: kinds.map((kind) => `${kind}_hour_changes`),
+    query: sql.join(
       kinds.map(
         (kind) =>
           sql`select app_key, ${sql.lit(kind)}::text as kind, subject, hours from ${sql.id(`${kind}_hour_changes`)}`,
       ),
       sql`\n    union all\n    `,
     ),
-  ),
+  }),
   // Every hour in a subject's list has its row here, written with it: the insert tells which hours are new.
-  part(
-    'new_links',
-    sql`insert into activity_hours (app_key, kind, subject, hour, prev_hour)
+  part({
+    name: 'new_links',
+    reads: ['hour_list_changes', 'active_hours'],
+    writes: ['activity_hours'],
+    query: sql`insert into activity_hours (app_key, kind, subject, hour, prev_hour)
     select c.app_key, c.kind, c.subject, b.hour, coalesce((select max(h) from unnest(c.hours) h where h < b.hour), -1)
     from hour_list_changes c join active_hours b on b.app_key = c.app_key and b.kind = c.kind and b.subject = c.subject
     order by 1, 2, 3, 4
     on conflict do nothing
     returning app_key, kind, subject, hour, prev_hour`,
-  ),
-  part(
-    'new_hours',
-    sql`select app_key, kind, subject, array_agg(hour) as hours from new_links group by app_key, kind, subject`,
-  ),
+  }),
+  part({
+    name: 'new_hours',
+    reads: ['new_links'],
+    query: sql`select app_key, kind, subject, array_agg(hour) as hours from new_links group by app_key, kind, subject`,
+  }),
   // A new hour before hours already stored (a late event) becomes the previous hour of the next stored one.
-  part(
-    'relinks',
-    sql`select c.app_key, c.kind, c.subject, s.hour,
+  part({
+    name: 'relinks',
+    reads: ['new_hours', 'hour_list_changes'],
+    query: sql`select c.app_key, c.kind, c.subject, s.hour,
       coalesce((select max(h) from unnest(c.hours) h where h < s.hour and h <> all (n.hours)), -1) as old_prev,
       coalesce((select max(h) from unnest(c.hours) h where h < s.hour), -1) as new_prev
     from new_hours n
     join hour_list_changes c on c.app_key = n.app_key and c.kind = n.kind and c.subject = n.subject
     cross join lateral (select distinct (select min(h) from unnest(c.hours) h where h > added) as hour from unnest(n.hours) added) s
     where s.hour <> all (n.hours)`,
-  ),
+  }),
   // An upsert rather than an update: the stored row may be newer than this statement's snapshot (the lock taken in
   // the hour list changes waited for its writer), and only ON CONFLICT sees it.
-  part(
-    'relinked',
-    sql`insert into activity_hours (app_key, kind, subject, hour, prev_hour)
+  part({
+    name: 'relinked',
+    reads: ['relinks'],
+    writes: ['activity_hours'],
+    query: sql`insert into activity_hours (app_key, kind, subject, hour, prev_hour)
     select app_key, kind, subject, hour, new_prev from relinks
     order by 1, 2, 3, 4
     on conflict (app_key, kind, subject, hour) do update set prev_hour = excluded.prev_hour`,
-  ),
-  part(
-    'link_changes',
-    sql`select app_key, kind, hour, hour / 24 as day, prev_hour, 1 as links from new_links
+  }),
+  part({
+    name: 'link_changes',
+    reads: ['new_links', 'relinks'],
+    query: sql`select app_key, kind, hour, hour / 24 as day, prev_hour, 1 as links from new_links
     union all select app_key, kind, hour, hour / 24, old_prev, -1 from relinks
     union all select app_key, kind, hour, hour / 24, new_prev, 1 from relinks`,
-  ),
+  }),
   linkCounts('links_by_prev_day', 'activity_by_prev_day', 'day'),
   linkCounts('links_by_hour', 'activity_by_hour', 'hour'),
 ];
@@ -109,11 +126,13 @@ export const activityParts = (keepFrom: number): StatementPart[] => [
 /** The link changes summed into a table of link counts per day or per hour, by the day of the previous hour (-1: none). */
 function linkCounts(name: string, table: string, per: 'day' | 'hour'): StatementPart {
   const column = sql.id(per);
-  return part(
+  return part({
     name,
-    sql`insert into ${sql.table(table)} as t (app_key, kind, ${column}, prev_day, links)
+    reads: ['link_changes'],
+    writes: [table],
+    query: sql`insert into ${sql.table(table)} as t (app_key, kind, ${column}, prev_day, links)
     select app_key, kind, ${column}, case when prev_hour < 0 then -1 else prev_hour / 24 end, sum(links) from link_changes
     group by 1, 2, 3, 4 having sum(links) <> 0 order by 1, 2, 3, 4
     on conflict (app_key, kind, ${column}, prev_day) do update set links = t.links + excluded.links`,
-  );
+  });
 }

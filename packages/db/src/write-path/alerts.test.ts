@@ -2,7 +2,7 @@
 // (rule, issue, trigger), none for duplicates or other apps, and a spike once per window even when statements on
 // the same issue run at once.
 import { describe, expect, it } from 'vitest';
-import type { Batch } from '../ingest';
+import type { Batch } from './batch';
 import { errorEvent, openWritePathDatabase } from './testing';
 
 const { db, newAccount, store } = await openWritePathDatabase('alerts');

@@ -2,9 +2,9 @@
 // statement and across statements; the first copy sent is the one kept, and a copy moves no counter.
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { prepareBatch } from '../ingest';
+import { prepareBatch } from './batch';
 import { eventParts } from './events';
-import { withParts } from './statement';
+import { withParts } from './part';
 import { batch, errorEvent, openWritePathDatabase } from './testing';
 
 const { db, newAccount, store } = await openWritePathDatabase('events');
@@ -80,10 +80,10 @@ describe('write path: events', () => {
     const appKey = await newApp();
     const { rowsJson } = prepareBatch(batch(appKey, [errorEvent(appKey, 'evt_x'), errorEvent(appKey, 'evt_y')]));
     const run = () =>
-      withParts<{ event_id: string }>(
-        eventParts(rowsJson),
-        sql`select event_id from new_events order by event_id`,
-      ).execute(db);
+      withParts<{ event_id: string }>(eventParts, {
+        reads: ['new_events'],
+        query: sql`select event_id from new_events order by event_id`,
+      })({ rowsJson, receivedJson: '[]', keepFrom: 0 }).execute(db);
     expect((await run()).rows.map((row) => row.event_id)).toEqual(['evt_x', 'evt_y']);
     expect((await run()).rows).toEqual([]);
     expect(await db.selectFrom('issues').select('fingerprint').where('app_key', '=', appKey).execute()).toEqual([]);

@@ -3,33 +3,38 @@
 // (issue, user) pairs new_issue_users (distinct-users.ts) inserted. Triage is decided here too: an event for a resolved
 // issue reopens it (a regression).
 import { sql } from 'kysely';
-import { part, type StatementPart } from './statement';
+import { part, type StatementPart } from './part';
 
-export const issueParts = (): StatementPart[] => [
-  part(
-    'issue_additions',
-    sql`select app_key, fingerprint, count(*) as events, min(timestamp) as first_seen, max(timestamp) as last_seen, min(received_at) as received_at
+export const issueParts: readonly StatementPart[] = [
+  part({
+    name: 'issue_additions',
+    reads: ['new_events'],
+    query: sql`select app_key, fingerprint, count(*) as events, min(timestamp) as first_seen, max(timestamp) as last_seen, min(received_at) as received_at
     from new_events group by app_key, fingerprint`,
-  ),
+  }),
   // One sort of the statement's events, not a scan per issue; from the input rows, which carry the message, error
   // type and culprit that events rows keep only inside the payload (or not at all).
-  part(
-    'first_event_of_issue',
-    sql`select distinct on (app_key, fingerprint) app_key, fingerprint, message, error_type, culprit, type from sent_events order by app_key, fingerprint, ts`,
-  ),
-  part(
-    'latest_event_of_issue',
-    sql`select distinct on (app_key, fingerprint) app_key, fingerprint, level, release from sent_events order by app_key, fingerprint, ts desc`,
-  ),
+  part({
+    name: 'first_event_of_issue',
+    reads: ['sent_events'],
+    query: sql`select distinct on (app_key, fingerprint) app_key, fingerprint, message, error_type, culprit, type from sent_events order by app_key, fingerprint, ts`,
+  }),
+  part({
+    name: 'latest_event_of_issue',
+    reads: ['sent_events'],
+    query: sql`select distinct on (app_key, fingerprint) app_key, fingerprint, level, release from sent_events order by app_key, fingerprint, ts desc`,
+  }),
   // The upsert locks the issue row and decides on the row as it now is, committed writers included: of concurrent
   // statements for one resolved issue exactly one finds it resolved and reopens it, at the receipt of its events; an
   // ignored issue stays ignored. The inserted row's status_changed_at carries that time; a new issue keeps it as the
   // time it took its first status. search_text is what the list's search reads, lower-cased once here.
   // RETURNING gives each issue the statement created or reopened (regressed_by_last_write, since RETURNING sees only
   // the row as written): what alerts on new issues and regressions start from.
-  part(
-    'stored_issues',
-    sql`insert into issues (app_key, fingerprint, message, error_type, event_count, user_count, first_seen_at, last_seen_at,
+  part({
+    name: 'stored_issues',
+    reads: ['issue_additions', 'first_event_of_issue', 'latest_event_of_issue', 'new_issue_users'],
+    writes: ['issues'],
+    query: sql`insert into issues (app_key, fingerprint, message, error_type, event_count, user_count, first_seen_at, last_seen_at,
       culprit, type, level, last_release, status_changed_at, search_text)
     select a.app_key, a.fingerprint, f.message, f.error_type, a.events, coalesce(u.users, 0), a.first_seen, a.last_seen,
       f.culprit, f.type, coalesce(l.level, 'error'), l.release, a.received_at, lower(concat_ws(E'\\n', f.message, f.error_type, f.culprit))
@@ -57,19 +62,23 @@ export const issueParts = (): StatementPart[] => [
       regressed_by_last_write = issues.status = 'resolved'
     -- xmax is 0 only on a row this statement inserted: that is how new issues are told from updated ones.
     returning app_key, fingerprint, xmax = 0 as created, regressed_by_last_write as regressed`,
-  ),
+  }),
   // Events per issue and UTC day: the issue page's chart.
-  part(
-    'issue_day_counts',
-    sql`insert into issue_days as t (app_key, fingerprint, day, events)
+  part({
+    name: 'issue_day_counts',
+    reads: ['new_events'],
+    writes: ['issue_days'],
+    query: sql`insert into issue_days as t (app_key, fingerprint, day, events)
     select app_key, fingerprint, (timestamp / 86400000)::int4, count(*) from new_events group by 1, 2, 3 order by 1, 2, 3
     on conflict (app_key, fingerprint, day) do update set events = t.events + excluded.events`,
-  ),
+  }),
   // The releases and environments each issue was seen in, for the list's filters. Usually all known already: then an
   // index probe each and no write. Read from the input rows (a copy of an event already stored names the same ones).
-  part(
-    'new_issue_facets',
-    sql`insert into issue_facets (app_key, facet, value, fingerprint)
+  part({
+    name: 'new_issue_facets',
+    reads: ['sent_events'],
+    writes: ['issue_facets'],
+    query: sql`insert into issue_facets (app_key, facet, value, fingerprint)
     select n.app_key, n.facet, n.value, n.fingerprint from (
       select distinct s.app_key, f.facet, f.value, s.fingerprint from sent_events s
       cross join lateral (values ('release', s.release), ('environment', s.environment)) f(facet, value)
@@ -78,5 +87,5 @@ export const issueParts = (): StatementPart[] => [
     where not exists (select from issue_facets k where k.app_key = n.app_key and k.facet = n.facet and k.value = n.value and k.fingerprint = n.fingerprint)
     order by 1, 2, 3, 4
     on conflict do nothing`,
-  ),
+  }),
 ];

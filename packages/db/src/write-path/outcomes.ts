@@ -3,8 +3,9 @@
 // count, so a crash loses neither. The other reasons are counted before any statement (packages/db/src/outcomes.ts).
 import { HOUR } from '@collector/domain';
 import { sql } from 'kysely';
-import type { PreparedBatch } from '../ingest';
-import { part, type StatementPart } from './statement';
+import type { PreparedBatch } from './batch';
+import { appKeyed } from './keys';
+import { part, type StatementPart } from './part';
 
 const hour = sql.lit(HOUR);
 
@@ -19,7 +20,7 @@ export function receivedRows(batches: readonly PreparedBatch[]): ReceivedRow[] {
   const rows = new Map<string, ReceivedRow>();
   for (const batch of batches) {
     const hourStart = Math.floor(batch.receivedAt / HOUR) * HOUR;
-    const key = `${batch.appKey}\u0000${hourStart}`;
+    const key = appKeyed(batch.appKey, hourStart);
     const row = rows.get(key) ?? { app_key: batch.appKey, hour_start: hourStart, events: 0 };
     row.events += batch.sent;
     rows.set(key, row);
@@ -27,20 +28,24 @@ export function receivedRows(batches: readonly PreparedBatch[]): ReceivedRow[] {
   return [...rows.values()];
 }
 
-export const outcomeParts = (receivedJson: string): StatementPart[] => [
-  part(
-    'received_events',
-    sql`select * from jsonb_to_recordset(${receivedJson}::jsonb) as r(app_key text, hour_start int8, events int8)`,
-  ),
-  part(
-    'accepted_by_hour',
-    sql`select r.app_key, r.hour_start, r.events as received, count(n.event_id) as accepted
+export const outcomeParts: readonly StatementPart[] = [
+  part({
+    name: 'received_events',
+    query: ({ receivedJson }) =>
+      sql`select * from jsonb_to_recordset(${receivedJson}::jsonb) as r(app_key text, hour_start int8, events int8)`,
+  }),
+  part({
+    name: 'accepted_by_hour',
+    reads: ['received_events', 'new_events'],
+    query: sql`select r.app_key, r.hour_start, r.events as received, count(n.event_id) as accepted
     from received_events r left join new_events n on n.app_key = r.app_key and (n.received_at / ${hour}) * ${hour} = r.hour_start
     group by 1, 2, 3`,
-  ),
-  part(
-    'outcome_counts',
-    sql`insert into outcomes as o (app_key, hour_start, reason, events)
+  }),
+  part({
+    name: 'outcome_counts',
+    reads: ['accepted_by_hour'],
+    writes: ['outcomes'],
+    query: sql`insert into outcomes as o (app_key, hour_start, reason, events)
     select app_key, hour_start, reason, events from (
       select app_key, hour_start, 'accepted' as reason, accepted as events from accepted_by_hour
       union all
@@ -49,5 +54,5 @@ export const outcomeParts = (receivedJson: string): StatementPart[] => [
     where events > 0
     order by 1, 2, 3
     on conflict (app_key, hour_start, reason) do update set events = o.events + excluded.events`,
-  ),
+  }),
 ];

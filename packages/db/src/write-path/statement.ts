@@ -1,6 +1,6 @@
-// The write path's one statement: the named parts of events.ts, distinct-users.ts, issues.ts, activity.ts, totals.ts and alerts.ts
-// joined into a single WITH, so that a group of batches is still one round trip and one commit, and the hot rows
-// (issues, totals) stay locked only for that statement.
+// The write path's one statement: the named parts of events.ts, distinct-users.ts, issues.ts, activity.ts, totals.ts,
+// outcomes.ts and alerts.ts joined into a single WITH, so that a group of batches is still one round trip and one
+// commit, and the hot rows (issues, totals) stay locked only for that statement.
 import { type RawBuilder, sql } from 'kysely';
 import { PREPARED } from '../connection';
 import { activityParts } from './activity';
@@ -9,24 +9,28 @@ import { issueUserParts, ownerUserParts } from './distinct-users';
 import { eventParts } from './events';
 import { issueParts } from './issues';
 import { outcomeParts } from './outcomes';
+import { type FinalQuery, type StatementPart, withParts } from './part';
 import { totalParts } from './totals';
 
-/** One named part of the statement (a CTE). A part reads only the parts before it, by name. */
-export interface StatementPart {
-  name: string;
-  query: RawBuilder<unknown>;
-}
-
-export const part = (name: string, query: RawBuilder<unknown>): StatementPart => ({ name, query });
-
 /**
- * The statement for the given input rows (a JSON array, see events.ts) and the events received per app and hour
- * (outcomes.ts). A part may read only the parts before it: events, issue users, issues, active hours and their links,
- * owner users, totals (the order of the single template this replaced), outcomes, then alerts. Every statement is the same parts in the same order, and each insert writes its rows in key order,
- * so concurrent statements lock rows alike. Every data-modifying part runs once, to completion, whether or not a later
+ * The statement's parts in order: events, issue users, issues, active hours and their links, owner users, totals (the
+ * order of the single template this replaced), outcomes, then alerts. Each part reads only parts before it (withParts
+ * checks). Every statement is the same parts in the same order, and each insert writes its rows in key order, so
+ * concurrent statements lock rows alike. Every data-modifying part runs once, to completion, whether or not a later
  * part reads it; all of them see the same snapshot, which is why a part that must see another part's writes reads that
  * part's RETURNING rows rather than its table.
  */
+export const statementParts: readonly StatementPart[] = [
+  ...eventParts,
+  ...issueUserParts,
+  ...issueParts,
+  ...activityParts,
+  ...ownerUserParts,
+  ...totalParts,
+  ...outcomeParts,
+  ...alertParts,
+];
+
 /** One row of the statement's answer: a stored event (event_id set), or an issue it created or reopened (event_id null). */
 export interface StatementRow {
   app_key: string;
@@ -36,29 +40,18 @@ export interface StatementRow {
   regressed: boolean | null;
 }
 
-export function storeStatement(rowsJson: string, receivedJson: string, keepFrom: number): RawBuilder<StatementRow> {
-  const parts = [
-    ...eventParts(rowsJson),
-    ...issueUserParts(),
-    ...issueParts(),
-    ...activityParts(keepFrom),
-    ...ownerUserParts(),
-    ...totalParts(),
-    ...outcomeParts(receivedJson),
-    ...alertParts(),
-  ];
-  // The same text for every group (the inputs are parameters): prepared once per connection.
-  return withParts(
-    parts,
-    sql`select app_key, event_id, fingerprint, null::boolean as created, null::boolean as regressed from new_events
+export const statementAnswer: FinalQuery = {
+  reads: ['new_events', 'stored_issues'],
+  query: sql`select app_key, event_id, fingerprint, null::boolean as created, null::boolean as regressed from new_events
     union all
     select app_key, null, fingerprint, created, regressed from stored_issues where created or regressed`,
-    PREPARED,
-  );
-}
+};
 
-/** `with <part>, <part>, ... <final>`: exported so that a test can run some parts alone. */
-export function withParts<R>(parts: readonly StatementPart[], final: RawBuilder<unknown>, prefix = ''): RawBuilder<R> {
-  const named = parts.map(({ name, query }) => sql`${sql.id(name)} as (${query})`);
-  return sql<R>`${sql.raw(prefix)}with ${sql.join(named, sql`,\n`)}\n${final}`;
+// Composed, and its order checked, once, when this module loads. The same text for every group (the inputs are
+// parameters): prepared once per connection.
+const statement = withParts<StatementRow>(statementParts, statementAnswer, PREPARED);
+
+/** The statement for the given input rows (a JSON array, see events.ts) and the events received per app and hour (outcomes.ts). */
+export function storeStatement(rowsJson: string, receivedJson: string, keepFrom: number): RawBuilder<StatementRow> {
+  return statement({ rowsJson, receivedJson, keepFrom });
 }

@@ -6,8 +6,9 @@ import { afterAll } from 'vitest';
 import { testDatabaseUrl } from '../../test/database';
 import { insertApp } from '../apps';
 import { openDatabase } from '../connection';
-import { type Batch, prepareBatch, type StoreResult, storePreparedBatches } from '../ingest';
+import { type StoreResult, storePreparedBatches } from '../ingest';
 import { migrateToLatest } from '../migrate';
+import { type Batch, prepareBatch } from './batch';
 
 export async function openWritePathDatabase(name: string) {
   const database = await openDatabase({ url: await testDatabaseUrl() });
@@ -38,7 +39,7 @@ export async function openWritePathDatabase(name: string) {
     return { userId, newApp };
   }
 
-  /** Stores the batches as one statement, as EventWriter does with a group. */
+  /** Stores the batches as EventWriter stores a group: one statement, unless a batch repeats an earlier one's eventId. */
   const store = (...batches: Batch[]): Promise<StoreResult[]> => storePreparedBatches(db, batches.map(prepareBatch));
 
   return { db, newAccount, store };

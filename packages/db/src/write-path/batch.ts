@@ -1,0 +1,48 @@
+// A batch of events, and the batch made ready for the write statement.
+import type { StoredEvent } from '@collector/domain';
+import { type EventRow, eventRow } from './events';
+import { appKeyed } from './keys';
+
+export interface Batch {
+  appKey: string;
+  events: readonly StoredEvent[];
+  receivedAt: number;
+}
+
+/**
+ * A batch made ready for the statement: its rows serialised at once, as one JSON array. EventWriter prepares a batch
+ * when it arrives, so the event objects die young instead of waiting in the queue for a statement (under load, long
+ * enough for V8 to copy them into the old generation and collect them there, its costliest work in the profiles). One
+ * JSON.stringify per batch, not per event: a third less time serialising (docs/performance.md).
+ */
+export interface PreparedBatch {
+  appKey: string;
+  receivedAt: number;
+  /** Events the batch sent, every copy of a repeated eventId counted. */
+  sent: number;
+  /** Its distinct events' keys (app and eventId, `appKeyed`), first copies in order: the rows of `rowsJson`. */
+  keys: readonly string[];
+  /** The statement's input rows of those events, a JSON array. */
+  rowsJson: string;
+}
+
+export function prepareBatch(batch: Batch): PreparedBatch {
+  const keys: string[] = [];
+  const rows: EventRow[] = [];
+  const seen = new Set<string>();
+  for (const event of batch.events) {
+    // The first copy of an eventId in a batch is its row; a later one is a duplicate, as ON CONFLICT DO NOTHING would
+    // tell it across statements (one statement's input must hold each id once).
+    if (seen.has(event.eventId)) continue;
+    seen.add(event.eventId);
+    keys.push(appKeyed(batch.appKey, event.eventId));
+    rows.push(eventRow(batch.appKey, event, batch.receivedAt));
+  }
+  return {
+    appKey: batch.appKey,
+    receivedAt: batch.receivedAt,
+    sent: batch.events.length,
+    keys,
+    rowsJson: JSON.stringify(rows),
+  };
+}
