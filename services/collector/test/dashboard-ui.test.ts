@@ -4,6 +4,7 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { errorStatus } from '@collector/api';
 import express from 'express';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -583,6 +584,65 @@ describe(`dashboard in a browser (${backend})`, () => {
     expect(errors).toEqual([]);
     await triage.close();
   }, 180_000);
+
+  it('shows "busy, retrying" while the collector answers 503, then the data, or the error when it lasts', async () => {
+    const owner = await server.call('POST', '/api/auth/register', {
+      body: { email: uniqueEmail(), password: PASSWORD },
+    });
+    const busy = await browser.newContext({
+      viewport: { width: 1280, height: 860 },
+      locale: 'en-US',
+      timezoneId: 'UTC',
+    });
+    await busy.addInitScript(`sessionStorage.setItem('collector.session', ${JSON.stringify(owner.body.token)})`);
+    const tab = await busy.newPage();
+    tab.setDefaultTimeout(15_000);
+    const errors: string[] = [];
+    tab.on('pageerror', (error) => errors.push(error.message));
+    // The overview's calls answered as with the database frozen (503, UNAVAILABLE, Retry-After: 1) while `refusing`.
+    const { message } = errorStatus.UNAVAILABLE;
+    const unavailable = JSON.stringify({
+      error: {
+        code: -32603,
+        message,
+        data: { code: 'SERVICE_UNAVAILABLE', httpStatus: 503, appError: { code: 'UNAVAILABLE', message } },
+      },
+    });
+    let refusing = true;
+    await tab.route('**/trpc/overview.get**', (route) =>
+      refusing
+        ? route.fulfill({
+            status: 503,
+            headers: { 'content-type': 'application/json', 'retry-after': '1' },
+            body: unavailable,
+          })
+        : route.continue(),
+    );
+    const retrying = tab.getByRole('status').filter({ hasText: 'The collector is busy; retrying' });
+    const totals = tab.getByRole('region', { name: /^Totals/ });
+
+    // Asked again after Retry-After, the screen calm meanwhile: the totals come once the collector answers.
+    await tab.goto(`${base}/`);
+    await retrying.first().waitFor();
+    await tab.screenshot({ path: `${artifacts}busy-01-retrying.png`, fullPage: true });
+    refusing = false;
+    await totals.locator('[data-total="events"] dd').waitFor();
+    expect(await totals.getByRole('alert').count()).toBe(0);
+
+    // Still refused after a few retries: the error, with the way to try again.
+    refusing = true;
+    const started = Date.now();
+    await tab.reload();
+    await retrying.first().waitFor();
+    const failed = totals.getByRole('alert');
+    await failed.waitFor();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3_000);
+    expect(await failed.textContent()).toContain('Could not load the totals');
+    expect(await failed.textContent()).toContain('busy or cannot reach its database');
+    await tab.screenshot({ path: `${artifacts}busy-02-failed.png`, fullPage: true });
+    expect(errors).toEqual([]);
+    await busy.close();
+  }, 60_000);
 
   it('serves the page for browser loads of dashboard paths, and JSON everywhere under /api', async () => {
     const html = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };

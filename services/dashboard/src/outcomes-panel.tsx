@@ -57,7 +57,7 @@ export function OutcomesPanel({ appKey, refreshKey }: { appKey: string | undefin
       {outcomes.status === 'error' && (
         <ErrorState title="Could not load the outcomes" message={outcomes.error} onRetry={outcomes.reload} />
       )}
-      {outcomes.status === 'loading' && !outcomes.data && <Loading />}
+      {outcomes.status === 'loading' && !outcomes.data && <Loading retrying={outcomes.retrying} />}
       {outcomes.data && (
         <figure className="outcomes" aria-busy={outcomes.status === 'loading'}>
           <dl>

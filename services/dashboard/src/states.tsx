@@ -1,10 +1,11 @@
 // What a screen shows while it waits, when it fails, and when there is nothing to show yet.
 import type { ReactNode } from 'react';
 
-export function Loading({ label = 'Loading…' }: { label?: string }) {
+/** `retrying`: the collector said it is busy (503) and the call is asked again shortly, which is no error yet. */
+export function Loading({ label = 'Loading…', retrying = false }: { label?: string; retrying?: boolean | undefined }) {
   return (
     <p className="loading" role="status">
-      {label}
+      {retrying ? 'The collector is busy; retrying in a moment…' : label}
     </p>
   );
 }

@@ -124,7 +124,7 @@ export function AlertsScreen({ appKey }: { appKey: string }) {
         {alerts.status === 'error' && (
           <ErrorState title="Could not load the rules" message={alerts.error} onRetry={alerts.reload} />
         )}
-        {alerts.status === 'loading' && !alerts.data && <Loading />}
+        {alerts.status === 'loading' && !alerts.data && <Loading retrying={alerts.retrying} />}
         {alerts.data && alerts.data.length === 0 && (
           <p className="muted">No rules yet: nobody hears of this app's new issues until you add one.</p>
         )}
@@ -238,7 +238,7 @@ export function AlertsScreen({ appKey }: { appKey: string }) {
         {deliveries.status === 'error' && (
           <ErrorState title="Could not load the deliveries" message={deliveries.error} onRetry={deliveries.reload} />
         )}
-        {deliveries.status === 'loading' && !deliveries.data && <Loading />}
+        {deliveries.status === 'loading' && !deliveries.data && <Loading retrying={deliveries.retrying} />}
         {deliveries.data && deliveries.data.length === 0 && <p className="muted">Nothing sent yet.</p>}
         {deliveries.data && deliveries.data.length > 0 && (
           <div className="table-scroll">

@@ -38,7 +38,7 @@ export function AppScreen({ appKey }: { appKey: string }) {
       {apps.status === 'error' && (
         <ErrorState title="Could not load your apps" message={apps.error} onRetry={apps.reload} />
       )}
-      {apps.status === 'loading' && !apps.data && <Loading />}
+      {apps.status === 'loading' && !apps.data && <Loading retrying={apps.retrying} />}
       {apps.data && !app && (
         <EmptyState title="No such app">
           <p>

@@ -51,7 +51,7 @@ export function AppsScreen() {
       {apps.status === 'error' && (
         <ErrorState title="Could not load your apps" message={apps.error} onRetry={apps.reload} />
       )}
-      {apps.status === 'loading' && !apps.data && <Loading />}
+      {apps.status === 'loading' && !apps.data && <Loading retrying={apps.retrying} />}
       {apps.data && apps.data.length === 0 && (
         <EmptyState title="No apps yet">
           <p>Each app gets an appKey: the SDK in your app sends its errors with it. Create your first app below.</p>

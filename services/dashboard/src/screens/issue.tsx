@@ -141,7 +141,7 @@ export function IssueScreen({ id }: { id: string }) {
       {detail.status === 'error' && (
         <ErrorState title="Could not load this issue" message={detail.error} onRetry={detail.reload} />
       )}
-      {detail.status === 'loading' && !detail.data && <Loading />}
+      {detail.status === 'loading' && !detail.data && <Loading retrying={detail.retrying} />}
       {issue && (
         <dl className="facts">
           <div>

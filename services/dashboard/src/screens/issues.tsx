@@ -234,7 +234,7 @@ function IssuesList({ state }: { state: ListState }) {
       {issues.status === 'error' && (
         <ErrorState title="Could not load the issues" message={issues.error} onRetry={issues.reload} />
       )}
-      {issues.status === 'loading' && !data && <Loading />}
+      {issues.status === 'loading' && !data && <Loading retrying={issues.retrying} />}
       {data && data.issues.length === 0 && state.page === 1 && !filtered && state.status === 'unresolved' && (
         <EmptyState title="No unresolved issues">
           <p>Errors and failed requests your apps send are grouped into issues here.</p>

@@ -124,7 +124,7 @@ export function OverviewScreen() {
         {totals.status === 'error' && (
           <ErrorState title="Could not load the totals" message={totals.error} onRetry={totals.reload} />
         )}
-        {totals.status === 'loading' && !totals.data && <Loading />}
+        {totals.status === 'loading' && !totals.data && <Loading retrying={totals.retrying} />}
         {!noApps && totals.data?.events === 0 && (ever.data ?? 0) > 0 && (
           <p className="muted">Nothing in {range.span}.</p>
         )}
@@ -159,7 +159,7 @@ export function OverviewScreen() {
         {series.status === 'error' && (
           <ErrorState title="Could not load the chart" message={series.error} onRetry={series.reload} />
         )}
-        {series.status === 'loading' && !series.data && <Loading />}
+        {series.status === 'loading' && !series.data && <Loading retrying={series.retrying} />}
         {series.data && <EventsChart series={series.data} />}
       </section>
 
@@ -173,7 +173,7 @@ export function OverviewScreen() {
         {latest.status === 'error' && (
           <ErrorState title="Could not load the issues" message={latest.error} onRetry={latest.reload} />
         )}
-        {latest.status === 'loading' && !latest.data && <Loading />}
+        {latest.status === 'loading' && !latest.data && <Loading retrying={latest.retrying} />}
         {latest.data && latest.data.issues.length === 0 && <p className="muted">No issues yet.</p>}
         {latest.data && latest.data.issues.length > 0 && (
           <ul className="issue-list">
