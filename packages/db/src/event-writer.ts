@@ -6,8 +6,9 @@
 // sent on, each would wait out its own timeout against a dead database before its client heard anything.
 import type { Kysely } from 'kysely';
 import { classifyDatabaseError } from './database-errors';
-import { type Batch, type PreparedBatch, prepareBatch, type StoreResult, storePreparedBatches } from './ingest';
+import { type StoreResult, storePreparedBatches } from './ingest';
 import type { Database } from './schema';
+import { type Batch, nextGroup, type PreparedBatch, prepareBatch } from './write-path/batch';
 
 export interface EventWriterOptions {
   /** Statements in flight at once; more lets writes overlap, fewer merges more per statement. */
@@ -24,6 +25,8 @@ interface Pending {
 
 // Two concurrent statements can still lock shared rows in different orders; PostgreSQL then aborts one (retryable).
 const MAX_ATTEMPTS = 3;
+
+const batchOf = (pending: Pending): PreparedBatch => pending.batch;
 
 export class EventWriter {
   private readonly queue: Pending[] = [];
@@ -53,19 +56,9 @@ export class EventWriter {
 
   private drain(): void {
     while (this.inFlight < this.concurrency && this.queue.length > 0) {
-      const group: Pending[] = [];
-      let events = 0;
-      // A group holds each (app, eventId) once, so it is one statement (storePreparedBatches would split it, and a
-      // retry of the whole after the first part committed would tell that part's events duplicates).
-      const keys = new Set<string>();
-      while (this.queue.length > 0) {
-        const { batch } = this.queue[0] as Pending;
-        if (group.length > 0 && events + batch.keys.length > this.maxEventsPerWrite) break;
-        if (group.length > 0 && batch.keys.some((key) => keys.has(key))) break;
-        for (const key of batch.keys) keys.add(key);
-        group.push(this.queue.shift() as Pending);
-        events += batch.keys.length;
-      }
+      // The group rule (nextGroup) makes the group one statement: storePreparedBatches, under the same rule, does not
+      // split it, so a retry never repeats a statement that committed (and tells its events duplicates).
+      const group = this.queue.splice(0, nextGroup(this.queue, 0, batchOf, this.maxEventsPerWrite).size);
       this.inFlight += 1;
       void this.flush(group).finally(() => {
         this.inFlight -= 1;

@@ -6,7 +6,7 @@
 import { HOUR, limits } from '@collector/domain';
 import type { Kysely } from 'kysely';
 import type { Database } from './schema';
-import type { PreparedBatch } from './write-path/batch';
+import { nextGroup, type PreparedBatch } from './write-path/batch';
 import { appKeyed } from './write-path/keys';
 import { receivedRows } from './write-path/outcomes';
 import { type StatementRow, storeStatement } from './write-path/statement';
@@ -30,46 +30,29 @@ export interface IssueChange {
   regressed: boolean;
 }
 
+const itself = (batch: PreparedBatch): PreparedBatch => batch;
+
 /**
  * Stores several batches; each batch learns how many of its events were new. One statement for them all, unless a
- * batch repeats an eventId of an earlier batch of the same app: such a batch goes to a following statement (rare: a
- * retry racing its first attempt), where the earlier copy is already stored and its own is told a duplicate.
+ * batch repeats an eventId of an earlier batch of the same app (the group rule, write-path/batch.ts): that batch and
+ * those after it go to a following statement (rare: a retry racing its first attempt), where the earlier copy is
+ * already stored and its own is told a duplicate.
  */
 export async function storePreparedBatches(
   db: Kysely<Database>,
   batches: readonly PreparedBatch[],
 ): Promise<StoreResult[]> {
-  const results: StoreResult[] = new Array(batches.length);
-  let rest = batches.map((batch, index) => ({ batch, index }));
-  while (rest.length > 0) {
-    // Each (app, eventId) of this statement, and the batch (its position in `now`) it belongs to.
-    const owner = new Map<string, number>();
-    const now: typeof rest = [];
-    const later: typeof rest = [];
-    for (const entry of rest) {
-      const { keys } = entry.batch;
-      if (now.length > 0 && keys.some((key) => owner.has(key))) {
-        later.push(entry);
-        continue;
-      }
-      for (const key of keys) owner.set(key, now.length);
-      now.push(entry);
-    }
-    const stored = await storeDistinct(
-      db,
-      now.map((entry) => entry.batch),
-      owner,
-    );
-    now.forEach((entry, i) => {
-      results[entry.index] = stored[i] as StoreResult;
-    });
-    rest = later;
+  const results: StoreResult[] = [];
+  for (let from = 0; from < batches.length; ) {
+    const { size, owner } = nextGroup(batches, from, itself);
+    results.push(...(await storeGroup(db, batches.slice(from, from + size), owner)));
+    from += size;
   }
   return results;
 }
 
 /** One statement for batches whose (app, eventId) pairs are all distinct; `owner` tells each pair's batch. */
-async function storeDistinct(
+async function storeGroup(
   db: Kysely<Database>,
   batches: readonly PreparedBatch[],
   owner: ReadonlyMap<string, number>,

@@ -1,4 +1,5 @@
-// A batch of events, and the batch made ready for the write statement.
+// A batch of events, the batch made ready for the write statement, and the group rule: which batches one statement
+// can take together.
 import type { StoredEvent } from '@collector/domain';
 import { type EventRow, eventRow } from './events';
 import { appKeyed } from './keys';
@@ -45,4 +46,35 @@ export function prepareBatch(batch: Batch): PreparedBatch {
     keys,
     rowsJson: JSON.stringify(rows),
   };
+}
+
+/** The batches of one statement, and the batch (its position among them) of each of their keys. */
+export interface Group {
+  size: number;
+  owner: Map<string, number>;
+}
+
+/**
+ * The group rule, for EventWriter's queue and for storePreparedBatches alike: a statement's input holds each
+ * (app, eventId) once. The next group is the longest run of `items` from `from` on that repeats no key and, past its
+ * first batch, holds at most `maxEvents` events. A batch that repeats a key of an earlier one starts the following
+ * group, whose statement finds the earlier copy stored and tells its own a duplicate.
+ */
+export function nextGroup<T>(
+  items: readonly T[],
+  from: number,
+  batchOf: (item: T) => PreparedBatch,
+  maxEvents = Number.POSITIVE_INFINITY,
+): Group {
+  const owner = new Map<string, number>();
+  let size = 0;
+  let events = 0;
+  for (let i = from; i < items.length; i++) {
+    const { keys } = batchOf(items[i] as T);
+    if (size > 0 && (events + keys.length > maxEvents || keys.some((key) => owner.has(key)))) break;
+    for (const key of keys) owner.set(key, size);
+    size += 1;
+    events += keys.length;
+  }
+  return { size, owner };
 }
