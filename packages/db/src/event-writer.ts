@@ -13,7 +13,7 @@ import { type Batch, nextGroup, type PreparedBatch, prepareBatch } from './write
 export interface EventWriterOptions {
   /** Statements in flight at once; more lets writes overlap, fewer merges more per statement. */
   concurrency?: number;
-  /** Upper bound on events per statement. */
+  /** Upper bound on events per statement, unless one batch alone holds more (it is then written alone). */
   maxEventsPerWrite?: number;
 }
 
@@ -49,7 +49,7 @@ export class EventWriter {
     });
   }
 
-  /** Batches waiting for a statement (for tests and metrics). */
+  /** Batches waiting for a statement (the tests read it). */
   get waiting(): number {
     return this.queue.length;
   }
@@ -70,7 +70,9 @@ export class EventWriter {
   private async flush(group: Pending[]): Promise<void> {
     try {
       const results = await this.storeWithRetry(group.map((pending) => pending.batch));
-      group.forEach((pending, index) => pending.resolve(results[index] as StoreResult));
+      group.forEach((pending, index) => {
+        pending.resolve(results[index] as StoreResult);
+      });
     } catch (error) {
       const kind = classifyDatabaseError(error);
       if (kind === 'unavailable') {

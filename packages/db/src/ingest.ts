@@ -16,9 +16,12 @@ export { type Batch, type PreparedBatch, prepareBatch } from './write-path/batch
 export interface StoreResult {
   /** Events written by this batch. */
   stored: number;
-  /** Events whose eventId was already stored (before, or earlier in the same batch or group). */
+  /**
+   * Events sent but not stored: their eventId was stored already (by an earlier or concurrent statement, or for an
+   * earlier batch of the same storePreparedBatches call), or came earlier in this batch; every copy counted.
+   */
   duplicates: number;
-  /** Issues that this batch's stored events created or reopened (a group's change is told to each batch that took part). */
+  /** Issues that this batch's statement created or reopened and this batch stored events of. */
   issueChanges: IssueChange[];
 }
 
@@ -84,7 +87,10 @@ async function storeGroup(
       stored[index] = (stored[index] ?? 0) + 1;
       const issueKey = appKeyed(row.app_key, row.fingerprint);
       let indexes = batchesOfIssue.get(issueKey);
-      if (!indexes) batchesOfIssue.set(issueKey, (indexes = new Set()));
+      if (!indexes) {
+        indexes = new Set();
+        batchesOfIssue.set(issueKey, indexes);
+      }
       indexes.add(index);
     }
     for (const change of changes) {

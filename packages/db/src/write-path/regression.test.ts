@@ -11,15 +11,18 @@ const { userId, newApp } = await newAccount();
 
 const now = Date.now();
 let sequence = 0;
-const event = (appKey: string, extra: Partial<StoredEvent> = {}): StoredEvent => ({
-  eventId: `evt_${(sequence += 1)}`,
-  appKey,
-  type: 'error',
-  timestamp: now,
-  fingerprint: 'js:group',
-  message: 'boom',
-  ...extra,
-});
+const event = (appKey: string, extra: Partial<StoredEvent> = {}): StoredEvent => {
+  sequence += 1;
+  return {
+    eventId: `evt_${sequence}`,
+    appKey,
+    type: 'error',
+    timestamp: now,
+    fingerprint: 'js:group',
+    message: 'boom',
+    ...extra,
+  };
+};
 const issueRow = (appKey: string, fingerprint = 'js:group') =>
   db
     .selectFrom('issues')
