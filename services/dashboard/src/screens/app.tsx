@@ -1,6 +1,7 @@
 // One app: its appKey and DSN, and how to send it events: our script tag for web apps, a Sentry SDK for the others.
 
 import type { App } from '../api';
+import { CodeBlock } from '../code-block';
 import { CopyButton } from '../copy-button';
 import { Link, paths, useTitle } from '../navigation';
 import { curlSnippet, sdkSnippet, sentrySetup } from '../sdk-snippet';
@@ -79,9 +80,9 @@ export function AppScreen({ appKey }: { appKey: string }) {
             <h2 id="test-title">Try it</h2>
             <details className="more">
               <summary>Send a test event from a shell</summary>
-              <pre className="snippet" tabIndex={0} aria-label="curl command">
+              <CodeBlock kind="snippet" label="curl command">
                 {curlSnippet({ appKey: app.appKey, endpoint })}
-              </pre>
+              </CodeBlock>
               <CopyButton text={curlSnippet({ appKey: app.appKey, endpoint })} label="Copy command" />
             </details>
           </section>
@@ -98,10 +99,9 @@ function ScriptTagSetup({ app, endpoint }: { app: App; endpoint: string }) {
     <section className="panel" aria-labelledby="snippet-title">
       <h2 id="snippet-title">Add the SDK</h2>
       <p>Put this at the top of every page, before your own scripts:</p>
-      {/* Focusable so that a keyboard can scroll a long snippet. */}
-      <pre className="snippet" tabIndex={0} aria-label="SDK snippet">
+      <CodeBlock kind="snippet" label="SDK snippet">
         {snippet}
-      </pre>
+      </CodeBlock>
       <CopyButton text={snippet} label="Copy snippet" />
       <p className="muted">Already using Sentry's browser SDK? Point it at the DSN above instead.</p>
     </section>
@@ -120,10 +120,9 @@ function SentrySetup({ app }: { app: App }) {
         </p>
       )}
       <p>{setup.where}</p>
-      {/* Focusable so that a keyboard can scroll a long snippet. */}
-      <pre className="snippet" tabIndex={0} aria-label="SDK snippet">
+      <CodeBlock kind="snippet" label="SDK snippet">
         {setup.code}
-      </pre>
+      </CodeBlock>
       <CopyButton text={setup.code} label="Copy snippet" />
     </section>
   );

@@ -4,6 +4,7 @@ import { describeUserAgent } from '@collector/domain/user-agent';
 import { useEffect, useRef, useState } from 'react';
 import { type Breakdown, client, type IssueStatus, messageOf, type StoredEvent } from '../api';
 import { EventsChart } from '../chart';
+import { CodeBlock } from '../code-block';
 import { IssueBadges, issueKind, statusLabels } from '../issue-title';
 import { Link, navigate, paths, sectionHref, useLocation, useTitle } from '../navigation';
 import { formatNumber } from '../numbers';
@@ -419,18 +420,16 @@ function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; late
             {event.stack && (
               <details className="more">
                 <summary>Raw stack trace</summary>
-                {/* Focusable so that a keyboard can scroll a long snippet. */}
-                <pre className="stack" tabIndex={0} aria-label="Stack trace">
+                <CodeBlock kind="stack" label="Stack trace">
                   {event.stack}
-                </pre>
+                </CodeBlock>
               </details>
             )}
           </>
         ) : event.stack ? (
-          // Focusable so that a keyboard can scroll a long trace.
-          <pre className="stack" tabIndex={0} aria-label="Stack trace">
+          <CodeBlock kind="stack" label="Stack trace">
             {event.stack}
-          </pre>
+          </CodeBlock>
         ) : (
           !event.request && <p className="muted">This event has no stack trace.</p>
         )}
