@@ -1,6 +1,6 @@
 // Signing up and signing in: one form, two purposes.
 import { limits } from '@collector/domain/limits';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { client, messageOf, session } from '../api';
 import { Link, paths, useLocation, useTitle } from '../navigation';
 
@@ -13,6 +13,12 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
   const [busy, setBusy] = useState(false);
   const { search } = useLocation();
   const keepNext = search.get('next') ? `?${new URLSearchParams({ next: search.get('next') ?? '' })}` : '';
+  // Focus on the heading, as on every other screen, not in the e-mail field: a screen reader then reads the title and
+  // the notice (why the session ended) before the form, and the field is one Tab away.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.focus({ preventScroll: true });
+  }, [mode]);
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -38,7 +44,9 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
           <span className="brand-mark" aria-hidden="true" />
           collector
         </p>
-        <h1>{title}</h1>
+        <h1 ref={heading} tabIndex={-1}>
+          {title}
+        </h1>
         {notice && !error && (
           <p className="notice notice-info" role="status">
             {notice}
@@ -53,7 +61,6 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
               autoComplete={signup ? 'email' : 'username'}
               required
               maxLength={limits.emailChars}
-              autoFocus
             />
           </label>
           <label className="field">

@@ -187,7 +187,8 @@ function IssuesList({ state }: { state: ListState }) {
             ` · page ${formatNumber(state.page)} of ${formatNumber(Math.max(1, Math.ceil(data.total / ISSUES_PAGE_SIZE)))}`}
         </p>
         {selected.size > 0 && (
-          <div className="toolbar" role="group" aria-label="With the selected issues">
+          <fieldset className="toolbar">
+            <legend className="visually-hidden">With the selected issues</legend>
             <span>{countOf(selected.size, 'issue')} selected</span>
             {state.status !== 'resolved' && (
               <button
@@ -219,7 +220,7 @@ function IssuesList({ state }: { state: ListState }) {
                 Reopen
               </button>
             )}
-          </div>
+          </fieldset>
         )}
       </div>
       {outcome && (
@@ -362,59 +363,61 @@ function Filters({ state, onChange }: { state: ListState; onChange: (change: Par
     onChange({ q: text('q'), release: text('release'), environment: text('environment') });
   };
   return (
-    <form className="filters" onSubmit={apply} role="search" aria-label="Filter issues">
-      <label className="field field-grow">
-        <span>Search</span>
-        <input
-          name="q"
-          type="search"
-          defaultValue={state.q ?? ''}
-          maxLength={issueSearchMaxChars}
-          placeholder="Message, error type or culprit"
-        />
-      </label>
-      <label className="field">
-        <span>Release</span>
-        <input
-          name="release"
-          defaultValue={state.release ?? ''}
-          maxLength={eventFieldChars.release}
-          placeholder="Any"
-        />
-      </label>
-      <label className="field">
-        <span>Environment</span>
-        <input
-          name="environment"
-          defaultValue={state.environment ?? ''}
-          maxLength={eventFieldChars.environment}
-          placeholder="Any"
-        />
-      </label>
-      <label className="field">
-        <span>Type</span>
-        <select
-          value={state.type ?? ''}
-          onChange={(event) => onChange({ type: (event.target.value || undefined) as ListState['type'] })}
-        >
-          <option value="">Errors and failed requests</option>
-          <option value="error">Errors</option>
-          <option value="request">Failed requests</option>
-        </select>
-      </label>
-      <label className="field">
-        <span>Sort by</span>
-        <select value={state.sort} onChange={(event) => onChange({ sort: event.target.value as Sort })}>
-          {sorts.map((sort) => (
-            <option key={sort.value} value={sort.value}>
-              {sort.label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <button type="submit" className="button">
-        Apply
-      </button>
-    </form>
+    <search aria-label="Filter issues">
+      <form className="filters" onSubmit={apply}>
+        <label className="field field-grow">
+          <span>Search</span>
+          <input
+            name="q"
+            type="search"
+            defaultValue={state.q ?? ''}
+            maxLength={issueSearchMaxChars}
+            placeholder="Message, error type or culprit"
+          />
+        </label>
+        <label className="field">
+          <span>Release</span>
+          <input
+            name="release"
+            defaultValue={state.release ?? ''}
+            maxLength={eventFieldChars.release}
+            placeholder="Any"
+          />
+        </label>
+        <label className="field">
+          <span>Environment</span>
+          <input
+            name="environment"
+            defaultValue={state.environment ?? ''}
+            maxLength={eventFieldChars.environment}
+            placeholder="Any"
+          />
+        </label>
+        <label className="field">
+          <span>Type</span>
+          <select
+            value={state.type ?? ''}
+            onChange={(event) => onChange({ type: (event.target.value || undefined) as ListState['type'] })}
+          >
+            <option value="">Errors and failed requests</option>
+            <option value="error">Errors</option>
+            <option value="request">Failed requests</option>
+          </select>
+        </label>
+        <label className="field">
+          <span>Sort by</span>
+          <select value={state.sort} onChange={(event) => onChange({ sort: event.target.value as Sort })}>
+            {sorts.map((sort) => (
+              <option key={sort.value} value={sort.value}>
+                {sort.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" className="button">
+          Apply
+        </button>
+      </form>
+    </search>
   );
 }
