@@ -7,7 +7,7 @@ import { useQuery } from './query';
 import { ErrorState, Loading } from './states';
 
 const HOUR = 3_600_000;
-// Worded apart from the events chart's own period buttons ("Last 24 hours"), so each control has a name of its own.
+// Worded apart from the overview's period buttons ("24 hours", "30 days"), so each control has a name of its own.
 const periods = [
   ['day', 'Past 24 hours', 24 * HOUR],
   ['month', 'Past 30 days', 30 * 24 * HOUR],

@@ -1,4 +1,5 @@
-// Loading data for a screen: the state of one call, kept until the next one answers, and a way to ask again.
+// Loading data for a screen: the state of one call, kept until the next one answers, asked again by itself while the
+// collector says it is busy (503), and a way to ask again.
 import { type DependencyList, useCallback, useEffect, useState } from 'react';
 import { endSessionIfRefused, messageOf } from './api';
 import { retryDelayMs } from './retry';
