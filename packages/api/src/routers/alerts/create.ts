@@ -2,8 +2,8 @@ import { insertAlert, toAlert } from '@collector/db';
 import { fail } from '../../errors';
 import { newAlertId, newAlertSecret } from '../../ids';
 import { authedProcedure } from '../../trpc';
+import { assertOwnApp } from '../own-apps';
 import { createAlertMeta, ZCreateAlertRequestSchema, ZCreateAlertResponseSchema } from './create.types';
-import { assertOwnApp } from './shapes';
 
 export const createAlertRoute = authedProcedure
   .meta(createAlertMeta)

@@ -1,8 +1,8 @@
 import { deleteAlert } from '@collector/db';
 import { fail } from '../../errors';
 import { authedProcedure } from '../../trpc';
+import { assertOwnApp } from '../own-apps';
 import { deleteAlertMeta, ZDeleteAlertRequestSchema, ZDeleteAlertResponseSchema } from './delete.types';
-import { assertOwnApp } from './shapes';
 
 export const deleteAlertRoute = authedProcedure
   .meta(deleteAlertMeta)

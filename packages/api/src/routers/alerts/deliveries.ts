@@ -1,7 +1,7 @@
 import { listAlertDeliveries, toAlertDelivery } from '@collector/db';
 import { authedProcedure } from '../../trpc';
+import { assertOwnApp } from '../own-apps';
 import { listDeliveriesMeta, ZListDeliveriesRequestSchema, ZListDeliveriesResponseSchema } from './deliveries.types';
-import { assertOwnApp } from './shapes';
 
 export const listDeliveriesRoute = authedProcedure
   .meta(listDeliveriesMeta)

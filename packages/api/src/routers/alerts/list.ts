@@ -1,7 +1,7 @@
 import { listAlerts, toAlert } from '@collector/db';
 import { authedProcedure } from '../../trpc';
+import { assertOwnApp } from '../own-apps';
 import { listAlertsMeta, ZListAlertsRequestSchema, ZListAlertsResponseSchema } from './list.types';
-import { assertOwnApp } from './shapes';
 
 export const listAlertsRoute = authedProcedure
   .meta(listAlertsMeta)

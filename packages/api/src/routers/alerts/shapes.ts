@@ -1,8 +1,6 @@
-// The alert routes' shared shapes: the rule, its delivery, the path parameters, and the owner check.
-import { type Db, isAppOwnedBy } from '@collector/db';
+// The alert routes' shared shapes: the rule, its delivery and the path parameters.
 import { alertTriggers, deliveryStatuses, isStorableText, spikeSchema, UNSTORABLE_MESSAGE } from '@collector/domain';
 import { z } from 'zod';
-import { fail } from '../../errors';
 
 const epochMs = z.int().min(0).meta({ description: 'Milliseconds since the Unix epoch' });
 
@@ -45,8 +43,3 @@ export const ZAlertDeliverySchema = z
 const pathText = (max: number) => z.string().min(1).max(max).refine(isStorableText, UNSTORABLE_MESSAGE);
 export const pathAppKey = pathText(128).meta({ description: 'One of the caller’s apps' });
 export const pathAlertId = pathText(128);
-
-/** Another user's app is answered exactly like one that does not exist. */
-export async function assertOwnApp(db: Db, appKey: string, userId: string): Promise<void> {
-  if (!(await isAppOwnedBy(db, appKey, userId))) fail('NOT_FOUND');
-}

@@ -1,7 +1,7 @@
 import { findAlert, findAlertDelivery, toAlertDelivery } from '@collector/db';
 import { fail } from '../../errors';
 import { authedProcedure } from '../../trpc';
-import { assertOwnApp } from './shapes';
+import { assertOwnApp } from '../own-apps';
 import { testAlertMeta, ZTestAlertRequestSchema, ZTestAlertResponseSchema } from './test.types';
 
 export const testAlertRoute = authedProcedure

@@ -1,7 +1,8 @@
-import { isAppOwnedBy, listIssues, sortValue, toIssue } from '@collector/db';
+import { listIssues, sortValue, toIssue } from '@collector/db';
 import { decodeCursor, encodeCursor } from '@collector/domain';
 import { fail } from '../../errors';
 import { authedProcedure } from '../../trpc';
+import { assertOwnApp } from '../own-apps';
 import { listIssuesMeta, ZListIssuesRequestSchema, ZListIssuesResponseSchema } from './list.types';
 
 export const listIssuesRoute = authedProcedure
@@ -17,7 +18,7 @@ export const listIssuesRoute = authedProcedure
       fail('VALIDATION_FAILED', {
         details: [{ path: 'cursor', message: `belongs to sort=${after.sort}, not ${input.sort}` }],
       });
-    if (input.appKey !== undefined && !(await isAppOwnedBy(ctx.db, input.appKey, userId))) fail('NOT_FOUND');
+    if (input.appKey !== undefined) await assertOwnApp(ctx.db, input.appKey, userId);
 
     const { rows, hasMore, total } = await listIssues(ctx.db, {
       userId,

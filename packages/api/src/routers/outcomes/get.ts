@@ -1,14 +1,10 @@
-import { isAppOwnedBy, outcomeTotals } from '@collector/db';
-import { fail } from '../../errors';
+import { outcomeTotals } from '@collector/db';
 import { authedProcedure } from '../../trpc';
+import { ownAppsFilter } from '../own-apps';
 import { outcomesMeta, ZOutcomesRequestSchema, ZOutcomesResponseSchema } from './get.types';
 
 export const outcomesRoute = authedProcedure
   .meta(outcomesMeta)
   .input(ZOutcomesRequestSchema)
   .output(ZOutcomesResponseSchema)
-  .query(async ({ ctx, input }) => {
-    const userId = ctx.session.user.id;
-    if (input.appKey !== undefined && !(await isAppOwnedBy(ctx.db, input.appKey, userId))) fail('NOT_FOUND');
-    return { outcomes: await outcomeTotals(ctx.db, { userId, ...input }) };
-  });
+  .query(async ({ ctx, input }) => ({ outcomes: await outcomeTotals(ctx.db, await ownAppsFilter(ctx, input)) }));

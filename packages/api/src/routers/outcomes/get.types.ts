@@ -1,7 +1,7 @@
 import { outcomeReasons } from '@collector/domain';
 import { z } from 'zod';
-import { queryAppKey, queryEpochMs } from '../../schemas';
 import type { Meta } from '../../trpc';
+import { ZOwnAppsWindowSchema } from '../own-apps';
 
 export const outcomesMeta: Meta = {
   openapi: {
@@ -19,12 +19,7 @@ export const outcomesMeta: Meta = {
   contract: { errors: ['UNAUTHENTICATED', 'VALIDATION_FAILED', 'NOT_FOUND'] },
 };
 
-export const ZOutcomesRequestSchema = z
-  .object({ appKey: queryAppKey.optional(), from: queryEpochMs.optional(), to: queryEpochMs.optional() })
-  .refine((query) => query.from === undefined || query.to === undefined || query.from <= query.to, {
-    path: ['to'],
-    message: 'must not be before from',
-  });
+export const ZOutcomesRequestSchema = ZOwnAppsWindowSchema;
 
 export const ZOutcomesResponseSchema = z.object({
   outcomes: z.array(z.object({ reason: z.enum(outcomeReasons), events: z.int().min(0) })),

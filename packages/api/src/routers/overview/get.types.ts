@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { queryAppKey, queryEpochMs } from '../../schemas';
 import type { Meta } from '../../trpc';
+import { ZOwnAppsWindowSchema } from '../own-apps';
 
 export const overviewMeta: Meta = {
   openapi: {
@@ -17,12 +17,7 @@ export const overviewMeta: Meta = {
   contract: { errors: ['UNAUTHENTICATED', 'VALIDATION_FAILED', 'NOT_FOUND'] },
 };
 
-export const ZOverviewRequestSchema = z
-  .object({ appKey: queryAppKey.optional(), from: queryEpochMs.optional(), to: queryEpochMs.optional() })
-  .refine((query) => query.from === undefined || query.to === undefined || query.from <= query.to, {
-    path: ['to'],
-    message: 'must not be before from',
-  });
+export const ZOverviewRequestSchema = ZOwnAppsWindowSchema;
 
 export const ZOverviewResponseSchema = z.object({
   totals: z.object({
