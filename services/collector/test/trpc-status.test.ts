@@ -1,6 +1,7 @@
 // /trpc answers every contract error with the contract's HTTP status and headers, as REST does (issue #20): a frozen
 // database is a 503 with Retry-After there too, not a 500, and every 401 challenges with WWW-Authenticate.
 import { connect, createServer, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { errorStatus } from '@collector/api';
 import { type CollectorError, createCollectorClient } from '@collector/client';
 import { RETRY_AFTER_UNAVAILABLE_SECONDS } from '@collector/db';
@@ -102,8 +103,8 @@ describe('a frozen database', () => {
         server.call('GET', '/api/overview', { token }),
         failureOf(client.overview.get.query({})),
       ]);
-      // Within the database's timeouts (docs/reliability.md: 5 s), not held until it thaws.
-      expect(performance.now() - started).toBeLessThan(5_000);
+      // Answered while still frozen, by the database's timeouts (3.5 s at most), with slack for a loaded CI machine.
+      expect(performance.now() - started).toBeLessThan(8_000);
       for (const reply of [me, overview]) {
         expectContractError(reply, 'UNAVAILABLE');
         expect(reply.headers.get('retry-after')).toBe(String(RETRY_AFTER_UNAVAILABLE_SECONDS));
@@ -121,8 +122,10 @@ describe('a frozen database', () => {
       proxy.thaw();
     }
     let after: Reply | undefined;
-    for (let attempt = 0; attempt < 20 && after?.status !== 200; attempt++)
+    for (let attempt = 0; attempt < 40 && after?.status !== 200; attempt++) {
+      if (attempt > 0) await sleep(250);
       after = await server.call('GET', '/trpc/auth.me', { token });
+    }
     expect(after?.status).toBe(200);
     expect((await client.auth.me.query()).user.email).toBeTypeOf('string');
   });
