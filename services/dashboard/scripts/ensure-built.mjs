@@ -59,11 +59,15 @@ console.log(
   `dashboard: ${force ? 'building' : existsSync(dist) ? 'sources changed, rebuilding' : 'not built yet, building'} (services/dashboard/dist)`,
 );
 const staging = join(dashboard, `.dist-building-${process.pid}`);
+// A production build whatever NODE_ENV the caller has: under vitest (NODE_ENV=test) Vite would bundle React's
+// development build, whose StrictMode runs every effect, and so every call, twice.
+process.env.NODE_ENV = 'production';
 try {
   const { build } = await import('vite');
   await build({
     root: dashboard,
     configFile: join(dashboard, 'vite.config.ts'),
+    mode: 'production',
     logLevel: 'warn',
     build: { outDir: staging, emptyOutDir: true },
   });
