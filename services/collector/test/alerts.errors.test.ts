@@ -1,6 +1,6 @@
 // Alert rules: what the routes refuse, with the contract's error body.
 import { describe, expect, it } from 'vitest';
-import { createApp, signUp, startTestServer } from './harness';
+import { createApp, expectValidationFailed, signUp, startTestServer } from './harness';
 
 // Private networks allowed here: these tests are about validation, alerts.security.test.ts about the guard.
 const server = await startTestServer({ alerts: { allowPrivateNetworks: true } });
@@ -48,9 +48,7 @@ describe('creating an alert rule', () => {
     ['a bad e-mail address', { trigger: 'new_issue', channel: { type: 'email', to: 'ops' } }, 'channel.to'],
   ])('refuses %s (400)', async (_, body, path) => {
     const reply = await create(body);
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.code).toBe('VALIDATION_FAILED');
-    expect(reply.body.error.details.map((detail: { path: string }) => detail.path)).toContain(path);
+    expectValidationFailed(reply, path);
   });
 
   it('refuses an e-mail alert when the collector has no SMTP_URL, and says so', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createApp, signUp, startTestServer } from './harness';
+import { createApp, expectValidationFailed, signUp, startTestServer } from './harness';
 
 const server = await startTestServer();
 
@@ -49,9 +49,7 @@ describe('apps, errors', () => {
   ])('answers 400 VALIDATION_FAILED for %s', async (_case, body, path) => {
     const { token } = await signUp(server);
     const reply = await server.call('POST', '/api/apps', { token, body });
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.code).toBe('VALIDATION_FAILED');
-    expect(reply.body.error.details.map((detail: { path: string }) => detail.path)).toContain(path);
+    expectValidationFailed(reply, path);
   });
 });
 

@@ -5,7 +5,7 @@ import { testDatabaseUrl } from '@collector/db/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger';
 import { startServer } from '../src/server';
-import { createApp, makeEvent, PASSWORD, sendBatch, signUp, startTestServer, uniqueEmail } from './harness';
+import { createApp, makeEvents, PASSWORD, sendBatch, signUp, startTestServer, uniqueEmail } from './harness';
 
 let now = Date.now();
 const clock = () => now;
@@ -25,29 +25,13 @@ describe('ingestion limit per appKey', () => {
     const other = await signUp(server);
     const otherApp = await createApp(server, other.token);
 
-    expect(
-      (
-        await sendBatch(
-          server,
-          appKey,
-          Array.from({ length: 50 }, () => makeEvent()),
-        )
-      ).status,
-    ).toBe(200);
-    const batch = Array.from({ length: 20 }, () => makeEvent());
+    expect((await sendBatch(server, appKey, makeEvents(50))).status).toBe(200);
+    const batch = makeEvents(20);
     const wait = expectRateLimited(await sendBatch(server, appKey, batch));
     // 10 tokens left, 20 needed, 1 a second.
     expect(wait).toBe(10);
     // Another user's app is not slowed down.
-    expect(
-      (
-        await sendBatch(
-          server,
-          otherApp.appKey,
-          Array.from({ length: 50 }, () => makeEvent()),
-        )
-      ).status,
-    ).toBe(200);
+    expect((await sendBatch(server, otherApp.appKey, makeEvents(50))).status).toBe(200);
 
     now += (wait - 1) * 1000;
     expectRateLimited(await sendBatch(server, appKey, batch));

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 // A second import line on purpose: the first is the README example's, verbatim.
 import { CollectorError, createCollectorClient, errorCodeOf, TRPCClientError } from '@collector/client';
 import { describe, expect, it } from 'vitest';
-import { makeEvent, PASSWORD, readmeBlock, startTestServer, uniqueEmail } from './harness';
+import { makeEvent, makeEvents, PASSWORD, readmeBlock, startTestServer, uniqueEmail } from './harness';
 
 const server = await startTestServer();
 const baseUrl = server.url.replace('localhost', '127.0.0.1');
@@ -134,7 +134,7 @@ describe('typed client', () => {
       baseUrl: rateLimited.url.replace('localhost', '127.0.0.1'),
       token,
     }).apps.create.mutate({ name: 'Busy', type: 'web' });
-    const events = Array.from({ length: 50 }, () => makeEvent());
+    const events = makeEvents(50);
     await client.events.ingest.mutate({ appKey: app.appKey, events });
     const limited = await failureOf(client.events.ingest.mutate({ appKey: app.appKey, events: [makeEvent()] }));
     expect(limited).toMatchObject({ code: 'RATE_LIMITED', status: 429 });

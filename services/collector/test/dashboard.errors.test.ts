@@ -1,16 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createApp, makeEvent, sendBatch, signUp, startTestServer } from './harness';
+import { createApp, expectValidationFailed, makeEvent, sendBatch, signUp, startTestServer } from './harness';
 
 const server = await startTestServer();
 const { token } = await signUp(server);
 const { appKey } = await createApp(server, token);
 await sendBatch(server, appKey, [makeEvent({ fingerprint: 'js:one' })]);
-
-function expectValidation(reply: { status: number; body: any }, path: string) {
-  expect(reply.status).toBe(400);
-  expect(reply.body.error.code).toBe('VALIDATION_FAILED');
-  expect(reply.body.error.details.map((detail: { path: string }) => detail.path)).toContain(path);
-}
 
 describe('query strings are parsed strictly', () => {
   it.each([
@@ -42,7 +36,7 @@ describe('query strings are parsed strictly', () => {
     ['/api/overview/timeseries?to=1.5', 'to'],
     ['/api/overview/timeseries?from=', 'from'],
   ])('%s is a 400 naming %s', async (path, field) => {
-    expectValidation(await server.call('GET', path, { token }), field);
+    expectValidationFailed(await server.call('GET', path, { token }), field);
   });
 
   it('rejects a cursor this service did not issue', async () => {
@@ -51,7 +45,7 @@ describe('query strings are parsed strictly', () => {
       Buffer.from('[1,2]').toString('base64url'),
       Buffer.from('{"a":1}').toString('base64url'),
     ]) {
-      expectValidation(await server.call('GET', `/api/issues?cursor=${cursor}`, { token }), 'cursor');
+      expectValidationFailed(await server.call('GET', `/api/issues?cursor=${cursor}`, { token }), 'cursor');
     }
   });
 

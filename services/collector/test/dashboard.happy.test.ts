@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createApp, makeEvent, sendBatch, signUp, startTestServer } from './harness';
+import { createApp, makeEvent, makeEvents, sendBatch, signUp, startTestServer } from './harness';
 
 const server = await startTestServer();
 
@@ -144,12 +144,7 @@ describe('issue detail', () => {
   it('returns at most 50 events by default and honours limit up to 100', async () => {
     const { token } = await signUp(server);
     const { appKey } = await createApp(server, token);
-    for (let batch = 0; batch < 3; batch++)
-      await sendBatch(
-        server,
-        appKey,
-        Array.from({ length: 50 }, () => makeEvent({ fingerprint: 'js:many' })),
-      );
+    for (let batch = 0; batch < 3; batch++) await sendBatch(server, appKey, makeEvents(50, { fingerprint: 'js:many' }));
     const id = `${appKey}:js:many`;
     expect((await server.call('GET', `/api/issues/${id}`, { token })).body.events).toHaveLength(50);
     expect((await server.call('GET', `/api/issues/${id}?limit=100`, { token })).body.events).toHaveLength(100);

@@ -8,7 +8,7 @@ import { type Answer, createAccountWithApps, postBatch } from '@collector/tool-k
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger';
 import { startServer } from '../src/server';
-import { makeEvent } from './harness';
+import { makeEvents } from './harness';
 
 const databaseUrl = process.env.TEST_DATABASE_URL;
 
@@ -38,7 +38,7 @@ describe.runIf(databaseUrl)('database faults (PostgreSQL)', () => {
     const client = async () => {
       while (!stopping) {
         const batch = batches++;
-        const events = Array.from({ length: 5 }, () => makeEvent());
+        const events = makeEvents(5);
         const body = JSON.stringify({ appKey, events });
         for (let attempt = 1; ; attempt++) {
           const answer = await postBatch(origin, body, { batch, attempt, events: events.length }, 30_000);

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { RateLimitConfig } from '@collector/api';
 import { openDatabase, sql } from '@collector/db';
 import { testBackend, testDatabaseUrl } from '@collector/db/testing';
-import { afterAll, onTestFinished } from 'vitest';
+import { afterAll, expect, onTestFinished } from 'vitest';
 import type { AlertOptions } from '../src/alerts/worker';
 import { createLogger, type Logger } from '../src/logger';
 import type { RetentionJobOptions } from '../src/retention-job';
@@ -188,8 +188,41 @@ export function makeEvent(overrides: Record<string, unknown> = {}): Record<strin
   };
 }
 
+/** `count` events from makeEvent, each with the same overrides. */
+export const makeEvents = (count: number, overrides: Record<string, unknown> = {}) =>
+  Array.from({ length: count }, () => makeEvent(overrides));
+
 export async function sendBatch(server: TestServer, appKey: string, events: unknown[]) {
   return server.call('POST', '/api/events/batch', { body: { appKey, events } });
+}
+
+/** A 400 VALIDATION_FAILED whose details name `path`. */
+export function expectValidationFailed(reply: Reply, path: string): void {
+  expect(reply.status, JSON.stringify(reply.body)).toBe(400);
+  expect(reply.body.error.code).toBe('VALIDATION_FAILED');
+  expect(reply.body.error.details.map((detail: { path: string }) => detail.path)).toContain(path);
+}
+
+/** A browser's CORS preflight from https://shop.example for a POST sending `requestHeaders`. */
+export function corsPreflight(server: TestServer, path: string, requestHeaders: string): Promise<Reply> {
+  return server.call('OPTIONS', path, {
+    headers: {
+      origin: 'https://shop.example',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': requestHeaders,
+    },
+  });
+}
+
+/** A batch's body sent as it is, as JSON: compressed beforehand when `contentEncoding` says so. */
+export function sendRawBatch(
+  server: TestServer,
+  rawBody: string | Uint8Array,
+  contentEncoding?: string,
+): Promise<Reply> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (contentEncoding) headers['content-encoding'] = contentEncoding;
+  return server.call('POST', '/api/events/batch', { rawBody, headers });
 }
 
 /** The body of the first ```<lang> block in a README section. */

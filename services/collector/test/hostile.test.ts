@@ -1,6 +1,6 @@
 // Input that once produced a 500 or stalled the process: each case is a regression test.
 import { describe, expect, it } from 'vitest';
-import { backend, createApp, makeEvent, PASSWORD, sendBatch, signUp, startTestServer } from './harness';
+import { backend, createApp, makeEvent, PASSWORD, sendBatch, sendRawBatch, signUp, startTestServer } from './harness';
 
 const server = await startTestServer();
 const { token, email } = await signUp(server);
@@ -8,10 +8,10 @@ const { appKey } = await createApp(server, token);
 
 describe('text the database cannot store', () => {
   it('keeps an event with NUL bytes and lone surrogates, cleaned, and the rest of its batch', async () => {
-    const reply = await server.call('POST', '/api/events/batch', {
-      rawBody: `{"appKey":"${appKey}","events":[${JSON.stringify(makeEvent({ fingerprint: 'js:nul' })).replace('"message":"', '"message":"a\\u0000b\\ud800c')},${JSON.stringify(makeEvent())}]}`,
-      headers: { 'content-type': 'application/json' },
-    });
+    const reply = await sendRawBatch(
+      server,
+      `{"appKey":"${appKey}","events":[${JSON.stringify(makeEvent({ fingerprint: 'js:nul' })).replace('"message":"', '"message":"a\\u0000b\\ud800c')},${JSON.stringify(makeEvent())}]}`,
+    );
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ accepted: 2, duplicates: 0, rejected: [] });
     const [stored] = (await server.call('GET', `/api/issues/${appKey}:js:nul`, { token })).body.events;
@@ -60,10 +60,7 @@ describe('deep nesting', () => {
       '"breadcrumbs":[',
       `"breadcrumbs":[{"data":{"x":${deep(200_000)}}},`,
     );
-    const reply = await server.call('POST', '/api/events/batch', {
-      rawBody: `{"appKey":"${appKey}","events":[${JSON.stringify(good)},${bad}]}`,
-      headers: { 'content-type': 'application/json' },
-    });
+    const reply = await sendRawBatch(server, `{"appKey":"${appKey}","events":[${JSON.stringify(good)},${bad}]}`);
     expect(reply.status).toBe(200);
     expect(reply.body.accepted).toBe(1);
     expect(reply.body.rejected).toEqual([
@@ -72,10 +69,7 @@ describe('deep nesting', () => {
   });
 
   it('answers 400 to a batch whose events element is itself nested a million levels', async () => {
-    const reply = await server.call('POST', '/api/events/batch', {
-      rawBody: `{"appKey":"${appKey}","events":${deep(400_000)}}`,
-      headers: { 'content-type': 'application/json' },
-    });
+    const reply = await sendRawBatch(server, `{"appKey":"${appKey}","events":${deep(400_000)}}`);
     expect(reply.status).toBe(200);
     expect(reply.body.rejected[0].message).toMatch(/nested deeper|expected object/);
   });

@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { CollectorError, createCollectorClient } from '@collector/client';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createApp, makeEvent, signUp, startTestServer, uniqueEmail } from './harness';
+import { createApp, makeEvent, makeEvents, sendRawBatch, signUp, startTestServer, uniqueEmail } from './harness';
 import { dsnParts } from './sentry-fixtures';
 
 const BUDGET = 512 * 1024;
@@ -34,7 +34,7 @@ const refusalLines = () => logLines.filter((line) => line.msg.includes('INGEST_M
 /** A batch of ten events with 20 KB stacks, about 213 KB of JSON; every call the same length (ids are all UUIDs). */
 function largeBatch(appKey: string): Buffer {
   const stack = `TypeError: x is not a function\n${'    at renderCart (https://shop.example/assets/app.3f9a2c1b.js:10:20)\n'.repeat(300)}`;
-  return Buffer.from(JSON.stringify({ appKey, events: Array.from({ length: 10 }, () => makeEvent({ stack })) }));
+  return Buffer.from(JSON.stringify({ appKey, events: makeEvents(10, { stack }) }));
 }
 
 interface Answer {
@@ -166,10 +166,7 @@ describe('ingestion over its budget of bytes in flight', () => {
     expect(await storedEvents(appKey)).toBe(accepted);
 
     await expect.poll(() => budget.bytesInFlight).toBe(0);
-    const again = await server.call('POST', '/api/events/batch', {
-      rawBody: largeBatch(appKey),
-      headers: { 'content-type': 'application/json' },
-    });
+    const again = await sendRawBatch(server, largeBatch(appKey));
     expect(again.status).toBe(200);
     expect(again.body.accepted).toBe(10);
     await expect.poll(() => budget.bytesInFlight).toBe(0);
@@ -210,19 +207,13 @@ describe('ingestion over its budget of bytes in flight', () => {
     await expect.poll(() => budget.bytesInFlight).toBeGreaterThan(0);
     const compressed = gzipSync(largeBatch(appKey));
     // 213 KB held + 1 MiB > 512 KiB, though the compressed body itself is a few KB.
-    const refused = await server.call('POST', '/api/events/batch', {
-      rawBody: compressed,
-      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-    });
+    const refused = await sendRawBatch(server, compressed, 'gzip');
     expectBusy(refused, refused.headers.get('retry-after'));
 
     finish(held);
     expect((await held.answer).status).toBe(200);
     await expect.poll(() => budget.bytesInFlight).toBe(0);
-    const alone = await server.call('POST', '/api/events/batch', {
-      rawBody: compressed,
-      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-    });
+    const alone = await sendRawBatch(server, compressed, 'gzip');
     expect(alone.status).toBe(200);
     expect(await storedEvents(appKey)).toBe(20);
     await expect.poll(() => budget.bytesInFlight).toBe(0);
@@ -302,12 +293,7 @@ describe('a compressed body holds the most it may inflate to only while it is re
   it('a batch: 1 MiB while it is read, then its decompressed size while its events wait for their statement', async () => {
     const { appKey } = await createApp(server, token);
     const body = largeBatch(appKey);
-    const { result, seen } = await budgetDuring(() =>
-      server.call('POST', '/api/events/batch', {
-        rawBody: gzipSync(body),
-        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-      }),
-    );
+    const { result, seen } = await budgetDuring(() => sendRawBatch(server, gzipSync(body), 'gzip'));
     expect(result.status).toBe(200);
     expect([...seen].sort((a, b) => a - b)).toEqual([0, body.length, 1024 * 1024]);
     await expect.poll(() => budget.bytesInFlight).toBe(0);

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { createApp, makeEvent, sendBatch, signUp, startTestServer } from './harness';
+import { createApp, makeEvent, makeEvents, sendBatch, sendRawBatch, signUp, startTestServer } from './harness';
 
 const server = await startTestServer();
 const { token } = await signUp(server);
@@ -22,7 +22,7 @@ describe('ingestion, whole-request errors store nothing', () => {
     ['events missing', { appKey }, 'events'],
     ['events not an array', { appKey, events: makeEvent() }, 'events'],
     ['events empty', { appKey, events: [] }, 'events'],
-    ['51 events', { appKey, events: Array.from({ length: 51 }, () => makeEvent()) }, 'events'],
+    ['51 events', { appKey, events: makeEvents(51) }, 'events'],
   ])('400 VALIDATION_FAILED when %s', async (_case, body, path) => {
     const before = await storedEvents();
     const reply = await server.call('POST', '/api/events/batch', { body });
@@ -32,11 +32,7 @@ describe('ingestion, whole-request errors store nothing', () => {
   });
 
   it('says how many events are allowed', async () => {
-    const reply = await sendBatch(
-      server,
-      appKey,
-      Array.from({ length: 51 }, () => makeEvent()),
-    );
+    const reply = await sendBatch(server, appKey, makeEvents(51));
     expect(reply.body.error.message).toBe('events: must contain at most 50 items');
   });
 
@@ -56,19 +52,13 @@ describe('ingestion, whole-request errors store nothing', () => {
   });
 
   it('400 INVALID_JSON for a corrupt gzip body', async () => {
-    const reply = await server.call('POST', '/api/events/batch', {
-      rawBody: 'definitely not gzip',
-      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-    });
+    const reply = await sendRawBatch(server, 'definitely not gzip', 'gzip');
     expectError(reply, 400, 'INVALID_JSON');
   });
 
   it('400 for a JSON body that is not an object', async () => {
     for (const body of ['[1,2]', '"text"', '42', 'null']) {
-      const reply = await server.call('POST', '/api/events/batch', {
-        rawBody: body,
-        headers: { 'content-type': 'application/json' },
-      });
+      const reply = await sendRawBatch(server, body);
       expect(reply.status, body).toBe(400);
       expect(['INVALID_JSON', 'VALIDATION_FAILED']).toContain(reply.body.error.code);
     }
@@ -89,41 +79,24 @@ describe('ingestion, whole-request errors store nothing', () => {
   });
 
   it('415 for an unknown Content-Encoding', async () => {
-    const reply = await server.call('POST', '/api/events/batch', {
-      rawBody: JSON.stringify({ appKey, events: [makeEvent()] }),
-      headers: { 'content-type': 'application/json', 'content-encoding': 'zstd-of-the-future' },
-    });
+    const reply = await sendRawBatch(server, JSON.stringify({ appKey, events: [makeEvent()] }), 'zstd-of-the-future');
     expectError(reply, 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
   it('413 for a body over 1 MiB, plain or once decompressed (a gzip bomb)', async () => {
     const big = JSON.stringify({ appKey, events: [makeEvent({ message: 'x'.repeat(1024 * 1024) })] });
-    expectError(
-      await server.call('POST', '/api/events/batch', { rawBody: big, headers: { 'content-type': 'application/json' } }),
-      413,
-      'PAYLOAD_TOO_LARGE',
-    );
+    expectError(await sendRawBatch(server, big), 413, 'PAYLOAD_TOO_LARGE');
     const bomb = gzipSync(JSON.stringify({ appKey, events: [makeEvent({ message: ' '.repeat(10 * 1024 * 1024) })] }));
     expect(bomb.length).toBeLessThan(64 * 1024);
-    expectError(
-      await server.call('POST', '/api/events/batch', {
-        rawBody: bomb,
-        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-      }),
-      413,
-      'PAYLOAD_TOO_LARGE',
-    );
+    expectError(await sendRawBatch(server, bomb, 'gzip'), 413, 'PAYLOAD_TOO_LARGE');
   });
 
   it('takes a body just under 1 MiB', async () => {
-    const events = Array.from({ length: 50 }, () => makeEvent({ stack: 's'.repeat(20_000) }));
+    const events = makeEvents(50, { stack: 's'.repeat(20_000) });
     const body = JSON.stringify({ appKey, events });
     expect(body.length).toBeGreaterThan(1_000_000);
     expect(body.length).toBeLessThan(1024 * 1024);
-    const reply = await server.call('POST', '/api/events/batch', {
-      rawBody: body,
-      headers: { 'content-type': 'application/json' },
-    });
+    const reply = await sendRawBatch(server, body);
     expect(reply.body.accepted).toBe(50);
   });
 });

@@ -1,6 +1,15 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { createApp, makeEvent, sendBatch, signUp, startTestServer } from './harness';
+import {
+  corsPreflight,
+  createApp,
+  makeEvent,
+  makeEvents,
+  sendBatch,
+  sendRawBatch,
+  signUp,
+  startTestServer,
+} from './harness';
 
 const server = await startTestServer();
 const { token } = await signUp(server);
@@ -70,7 +79,7 @@ describe('ingestion, happy paths', () => {
 
   it('stores and counts the same eventId sent concurrently exactly once', async () => {
     const appKey = await freshApp();
-    const events = Array.from({ length: 20 }, () => makeEvent());
+    const events = makeEvents(20);
     const replies = await Promise.all(Array.from({ length: 5 }, () => sendBatch(server, appKey, events)));
     expect(replies.every((reply) => reply.status === 200 && reply.body.accepted === 20)).toBe(true);
     expect(replies.reduce((sum, reply) => sum + reply.body.duplicates, 0)).toBe(80);
@@ -186,21 +195,16 @@ describe('ingestion, happy paths', () => {
       headers: { 'content-type': 'text/plain;charset=UTF-8' },
     });
     expect(plain.body).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
-    const gzipped = await server.call('POST', '/api/events/batch', {
-      rawBody: gzipSync(JSON.stringify({ appKey, events: [makeEvent(), makeEvent()] })),
-      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-    });
+    const gzipped = await sendRawBatch(
+      server,
+      gzipSync(JSON.stringify({ appKey, events: [makeEvent(), makeEvent()] })),
+      'gzip',
+    );
     expect(gzipped.body).toEqual({ accepted: 2, duplicates: 0, rejected: [] });
   });
 
   it('answers CORS preflights and allows any origin on ingestion only', async () => {
-    const preflight = await server.call('OPTIONS', '/api/events/batch', {
-      headers: {
-        origin: 'https://shop.example',
-        'access-control-request-method': 'POST',
-        'access-control-request-headers': 'content-type',
-      },
-    });
+    const preflight = await corsPreflight(server, '/api/events/batch', 'content-type');
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
     expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
@@ -234,7 +238,7 @@ describe('ingestion, happy paths', () => {
         },
       ],
     });
-    const reply = await sendBatch(server, appKey, [full, ...Array.from({ length: 49 }, () => makeEvent())]);
+    const reply = await sendBatch(server, appKey, [full, ...makeEvents(49)]);
     expect(reply.body).toEqual({ accepted: 50, duplicates: 0, rejected: [] });
     const [stored] = (await server.call('GET', `/api/issues/${appKey}:TypeError:full`, { token })).body.events;
     const { receivedAt, ...asSent } = stored;

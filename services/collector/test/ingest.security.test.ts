@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createApp, makeEvent, sendBatch, signUp, startTestServer } from './harness';
+import { createApp, makeEvent, makeEvents, sendBatch, sendRawBatch, signUp, startTestServer } from './harness';
 
 describe('ingestion, security', () => {
   it('needs no Authorization header and ignores one', async () => {
@@ -31,20 +31,8 @@ describe('ingestion, security', () => {
     const { token } = await signUp(server);
     const limited = await createApp(server, token);
     const other = await createApp(server, token);
-    expect(
-      (
-        await sendBatch(
-          server,
-          limited.appKey,
-          Array.from({ length: 50 }, () => makeEvent()),
-        )
-      ).status,
-    ).toBe(200);
-    const refused = await sendBatch(
-      server,
-      limited.appKey,
-      Array.from({ length: 20 }, () => makeEvent()),
-    );
+    expect((await sendBatch(server, limited.appKey, makeEvents(50))).status).toBe(200);
+    const refused = await sendBatch(server, limited.appKey, makeEvents(20));
     expect(refused.status).toBe(429);
     expect(refused.body.error.code).toBe('RATE_LIMITED');
     expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
@@ -69,10 +57,7 @@ describe('ingestion, security', () => {
         },
       ],
     });
-    const reply = await server.call('POST', '/api/events/batch', {
-      rawBody: raw.replace('"appKey"', '"__proto__":{"polluted":true},"appKey"'),
-      headers: { 'content-type': 'application/json' },
-    });
+    const reply = await sendRawBatch(server, raw.replace('"appKey"', '"__proto__":{"polluted":true},"appKey"'));
     expect(reply.status).toBe(200);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.prototype).not.toHaveProperty('polluted');

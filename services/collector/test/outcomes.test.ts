@@ -2,7 +2,16 @@
 // only, strict query parameters.
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { createApp, makeEvent, sendBatch, signUp, startTestServer, type TestServer } from './harness';
+import {
+  createApp,
+  makeEvent,
+  makeEvents,
+  sendBatch,
+  sendRawBatch,
+  signUp,
+  startTestServer,
+  type TestServer,
+} from './harness';
 import { dsnParts } from './sentry-fixtures';
 
 const server = await startTestServer({ rateLimits: { ingestPerSecond: 1, ingestBurst: 50 } });
@@ -48,38 +57,17 @@ describe('GET /api/outcomes', () => {
     const second = [first[0], first[1], makeEvent(), repeated, repeated];
     expect((await sendBatch(server, appKey, second)).body).toMatchObject({ accepted: 5, duplicates: 3 });
     // 10 of the burst of 50 spent (a few refilled since, one a second): 50 more is over it, a 429 whose events count.
-    const limited = await sendBatch(
-      server,
-      appKey,
-      Array.from({ length: 50 }, () => makeEvent()),
-    );
+    const limited = await sendBatch(server, appKey, makeEvents(50));
     expect(limited.status).toBe(429);
     // Two bodies over 1 MiB: one declared so (refused before it is read), one gzip-compressed that grows past it.
     const huge = JSON.stringify({ appKey, events: [makeEvent({ message: 'x'.repeat(2 * 1024 * 1024) })] });
-    expect(
-      (
-        await server.call('POST', '/api/events/batch', {
-          rawBody: huge,
-          headers: { 'content-type': 'application/json' },
-        })
-      ).status,
-    ).toBe(413);
+    expect((await sendRawBatch(server, huge)).status).toBe(413);
     const bomb = gzipSync(Buffer.from(huge));
-    const compressed = await server.call('POST', '/api/events/batch', {
-      rawBody: bomb,
-      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-    });
+    const compressed = await sendRawBatch(server, bomb, 'gzip');
     expect(compressed.status).toBe(413);
     // One that names no appKey in its first bytes cannot be attributed.
     const anonymous = JSON.stringify({ events: [makeEvent({ message: 'x'.repeat(2 * 1024 * 1024) })], appKey });
-    expect(
-      (
-        await server.call('POST', '/api/events/batch', {
-          rawBody: anonymous,
-          headers: { 'content-type': 'application/json' },
-        })
-      ).status,
-    ).toBe(413);
+    expect((await sendRawBatch(server, anonymous)).status).toBe(413);
 
     const expected = { accepted: 5, duplicate: 3, invalid: 2, rate_limited: 50, too_large: 2, unsupported: 0 };
     expect((await outcomesOf(server, `?appKey=${appKey}`, expected)).counts).toEqual(expected);

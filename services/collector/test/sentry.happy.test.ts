@@ -2,7 +2,7 @@
 // issues, whichever way the key comes.
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { createApp, signUp, startTestServer } from './harness';
+import { corsPreflight, createApp, signUp, startTestServer } from './harness';
 import { dsnParts, fixtures } from './sentry-fixtures';
 
 const server = await startTestServer();
@@ -160,13 +160,11 @@ describe('Sentry endpoints, happy paths', () => {
 
   it('answers a browser preflight from any origin, allowing the headers SDKs send and exposing the rate-limit headers', async () => {
     const { projectId } = await newApp();
-    const preflight = await server.call('OPTIONS', `/api/${projectId}/envelope/`, {
-      headers: {
-        origin: 'https://shop.example',
-        'access-control-request-method': 'POST',
-        'access-control-request-headers': 'content-type,x-sentry-auth,sentry-trace,baggage',
-      },
-    });
+    const preflight = await corsPreflight(
+      server,
+      `/api/${projectId}/envelope/`,
+      'content-type,x-sentry-auth,sentry-trace,baggage',
+    );
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
     expect(preflight.headers.get('access-control-allow-headers')).toBe(

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, startEmbeddedPostgres } from '@collector/db';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeEvent, PASSWORD, startService } from './harness';
+import { makeEvents, PASSWORD, startService } from './harness';
 
 const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
 
@@ -101,7 +101,7 @@ describe('graceful shutdown', () => {
       // Half the batches are sent whole (being processed at SIGTERM), half are held mid-upload.
       const batches = Array.from({ length: 24 }, (_, i) => ({
         hold: i % 2 === 1,
-        body: JSON.stringify({ appKey, events: Array.from({ length: 50 }, () => makeEvent()) }),
+        body: JSON.stringify({ appKey, events: makeEvents(50) }),
       }));
       const inFlight = batches.map(({ body, hold }) => sendBatch(service.url, body, hold));
       // Every request has been taken up by the service before the signal: they are all in flight.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createApp, makeEvent, sendBatch, signUp, startTestServer } from './harness';
+import { createApp, expectValidationFailed, makeEvent, sendBatch, signUp, startTestServer } from './harness';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -53,8 +53,7 @@ describe('overview timeseries', () => {
     [`bucket=hour&from=0&to=${thisHour}`, 'from'],
   ])('answers 400 to %s', async (query, path) => {
     const reply = await server.call('GET', `/api/overview/timeseries?${query}`, { token });
-    expect(reply.status).toBe(400);
-    expect(reply.body.error.details.map((detail: { path: string }) => detail.path)).toContain(path);
+    expectValidationFailed(reply, path);
   });
 
   it('answers 404 for another user’s app and 401 without a token', async () => {

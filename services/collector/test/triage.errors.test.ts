@@ -1,18 +1,12 @@
 // Triage input that does not match the schema: 400 with the contract's body, never a default.
 import { describe, expect, it } from 'vitest';
-import { createApp, makeEvent, sendBatch, signUp, startTestServer } from './harness';
+import { createApp, expectValidationFailed, makeEvent, sendBatch, signUp, startTestServer } from './harness';
 
 const server = await startTestServer();
 const { token } = await signUp(server);
 const { appKey } = await createApp(server, token);
 await sendBatch(server, appKey, [makeEvent({ fingerprint: 'js:one' }), makeEvent({ fingerprint: 'js:two' })]);
 const id = `${appKey}:js:one`;
-
-function expectValidation(reply: { status: number; body: any }, path: string) {
-  expect(reply.status, JSON.stringify(reply.body)).toBe(400);
-  expect(reply.body.error.code).toBe('VALIDATION_FAILED');
-  expect(reply.body.error.details.map((detail: { path: string }) => detail.path)).toContain(path);
-}
 
 describe('issue list parameters', () => {
   it.each([
@@ -34,7 +28,7 @@ describe('issue list parameters', () => {
     ['sort=lastseen', 'sort'],
     ['cursor=!!!', 'cursor'],
   ])('%s: 400', async (query, path) => {
-    expectValidation(await server.call('GET', `/api/issues?${query}`, { token }), path);
+    expectValidationFailed(await server.call('GET', `/api/issues?${query}`, { token }), path);
   });
 
   it('takes q of exactly 200 characters', async () => {
@@ -44,23 +38,26 @@ describe('issue list parameters', () => {
   it('refuses a cursor made for another sort', async () => {
     const page = await server.call('GET', `/api/issues?appKey=${appKey}&limit=1&sort=events`, { token });
     expect(page.body.nextCursor).toEqual(expect.any(String));
-    expectValidation(
+    expectValidationFailed(
       await server.call('GET', `/api/issues?appKey=${appKey}&limit=1&sort=users&cursor=${page.body.nextCursor}`, {
         token,
       }),
       'cursor',
     );
-    expectValidation(
+    expectValidationFailed(
       await server.call('GET', `/api/issues?appKey=${appKey}&limit=1&cursor=${page.body.nextCursor}`, { token }),
       'cursor',
     );
     // An issue cursor is not an event cursor.
-    expectValidation(await server.call('GET', `/api/issues/${id}?cursor=${page.body.nextCursor}`, { token }), 'cursor');
+    expectValidationFailed(
+      await server.call('GET', `/api/issues/${id}?cursor=${page.body.nextCursor}`, { token }),
+      'cursor',
+    );
   });
 
   it('refuses a garbage events cursor', async () => {
-    expectValidation(await server.call('GET', `/api/issues/${id}?cursor=abc`, { token }), 'cursor');
-    expectValidation(await server.call('GET', `/api/issues/${id}?cursor=`, { token }), 'cursor');
+    expectValidationFailed(await server.call('GET', `/api/issues/${id}?cursor=abc`, { token }), 'cursor');
+    expectValidationFailed(await server.call('GET', `/api/issues/${id}?cursor=`, { token }), 'cursor');
   });
 });
 
@@ -72,7 +69,7 @@ describe('status changes', () => {
     [{ status: null }, 'status'],
     [{ status: 1 }, 'status'],
   ])('PATCH /api/issues/:id %j: 400', async (body, path) => {
-    expectValidation(await server.call('PATCH', `/api/issues/${id}`, { token, body }), path);
+    expectValidationFailed(await server.call('PATCH', `/api/issues/${id}`, { token, body }), path);
   });
 
   it.each([
@@ -85,7 +82,7 @@ describe('status changes', () => {
     [{ ids: [id], status: 'done' }, 'status'],
     [{ ids: [id] }, 'status'],
   ])('PATCH /api/issues %j: 400', async (body, path) => {
-    expectValidation(await server.call('PATCH', '/api/issues', { token, body }), path);
+    expectValidationFailed(await server.call('PATCH', '/api/issues', { token, body }), path);
   });
 
   it('takes 100 ids', async () => {

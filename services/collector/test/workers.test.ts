@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { testDatabaseUrl } from '@collector/db/testing';
 import { describe, expect, it } from 'vitest';
-import { makeEvent, PASSWORD, startService, uniqueEmail } from './harness';
+import { makeEvents, PASSWORD, startService, uniqueEmail } from './harness';
 
 const RATE = 100;
 const BURST = 100;
@@ -59,7 +59,7 @@ describe('two collector processes on one database', () => {
           while (performance.now() < until) {
             const reply = await post(service.url, '/api/events/batch', {
               appKey,
-              events: Array.from({ length: BATCH }, () => makeEvent()),
+              events: makeEvents(BATCH),
             });
             if (reply.status === 200) accepted += reply.body.accepted;
             else if (reply.status === 429) limited++;
