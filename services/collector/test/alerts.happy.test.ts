@@ -19,7 +19,9 @@ async function newApp(name = 'Shop') {
   return createApp(server, token, { name });
 }
 
-async function createAlert(appKey: string, body: unknown) {
+/** A rule whose webhooks go to the test's receiver (or to `url`). */
+async function createAlert(appKey: string, rule: { trigger: string; spike?: unknown }, url = receiver.url) {
+  const body = { ...rule, channel: { type: 'webhook', url } };
   const reply = await server.call('POST', `/api/apps/${appKey}/alerts`, { token, body });
   expect(reply.status, JSON.stringify(reply.body)).toBe(201);
   return reply.body.alert;
@@ -43,7 +45,7 @@ async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeo
 describe('alert rules', () => {
   it('are created with a secret, listed and deleted', async () => {
     const { appKey } = await newApp();
-    const alert = await createAlert(appKey, { trigger: 'new_issue', channel: { type: 'webhook', url: receiver.url } });
+    const alert = await createAlert(appKey, { trigger: 'new_issue' });
     expect(alert).toEqual({
       id: expect.stringMatching(/^alert_[a-z0-9]{20}$/),
       trigger: 'new_issue',
@@ -52,11 +54,7 @@ describe('alert rules', () => {
       secret: expect.stringMatching(/^whsec_[a-z0-9]{40}$/),
       createdAt: expect.any(Number),
     });
-    const spike = await createAlert(appKey, {
-      trigger: 'spike',
-      spike: { events: 100, minutes: 60 },
-      channel: { type: 'webhook', url: receiver.url },
-    });
+    const spike = await createAlert(appKey, { trigger: 'spike', spike: { events: 100, minutes: 60 } });
     expect(spike.spike).toEqual({ events: 100, minutes: 60 });
 
     const listed = await server.call('GET', `/api/apps/${appKey}/alerts`, { token });
@@ -73,10 +71,7 @@ describe('alert rules', () => {
 describe('a new issue', () => {
   it('sends exactly one signed webhook within 5 s of the batch’s 200, and a second event of the issue none', async () => {
     const app = await newApp('Checkout');
-    const alert = await createAlert(app.appKey, {
-      trigger: 'new_issue',
-      channel: { type: 'webhook', url: receiver.url },
-    });
+    const alert = await createAlert(app.appKey, { trigger: 'new_issue' });
     const before = receiver.received.length;
     const fingerprint = `TypeError:${randomUUID().slice(0, 8)}`;
 
@@ -130,7 +125,7 @@ describe('a new issue', () => {
 
   it('is retried when the receiver fails: 500 then 204 is two attempts with one delivery id, then delivered', async () => {
     const app = await newApp();
-    await createAlert(app.appKey, { trigger: 'new_issue', channel: { type: 'webhook', url: receiver.url } });
+    await createAlert(app.appKey, { trigger: 'new_issue' });
     const before = receiver.received.length;
     receiver.answers.push(500);
     expect((await sendBatch(server, app.appKey, [issueEvent(`Error:${randomUUID().slice(0, 8)}`)])).status).toBe(200);
@@ -154,16 +149,10 @@ describe('a new issue', () => {
   it('alerts each rule of the app, and no rule of another app', async () => {
     const app = await newApp();
     const other = await newApp();
-    const first = await createAlert(app.appKey, {
-      trigger: 'new_issue',
-      channel: { type: 'webhook', url: receiver.url },
-    });
-    const second = await createAlert(app.appKey, {
-      trigger: 'new_issue',
-      channel: { type: 'webhook', url: `${receiver.url}?second` },
-    });
-    await createAlert(app.appKey, { trigger: 'regression', channel: { type: 'webhook', url: receiver.url } });
-    await createAlert(other.appKey, { trigger: 'new_issue', channel: { type: 'webhook', url: receiver.url } });
+    const first = await createAlert(app.appKey, { trigger: 'new_issue' });
+    const second = await createAlert(app.appKey, { trigger: 'new_issue' }, `${receiver.url}?second`);
+    await createAlert(app.appKey, { trigger: 'regression' });
+    await createAlert(other.appKey, { trigger: 'new_issue' });
     const before = receiver.received.length;
     expect(
       (await sendBatch(server, app.appKey, [issueEvent('TypeError:one'), issueEvent('TypeError:two')])).status,
@@ -193,8 +182,8 @@ describe('several collector processes on one database', () => {
   it.runIf(backend === 'postgres')('send each delivery once', async () => {
     const other = await startTestServer({ alerts: { allowPrivateNetworks: true, pollMs: 50, publicUrl: PUBLIC_URL } });
     const app = await newApp();
-    await createAlert(app.appKey, { trigger: 'new_issue', channel: { type: 'webhook', url: receiver.url } });
-    await createAlert(app.appKey, { trigger: 'new_issue', channel: { type: 'webhook', url: receiver.url } });
+    await createAlert(app.appKey, { trigger: 'new_issue' });
+    await createAlert(app.appKey, { trigger: 'new_issue' });
     const before = receiver.received.length;
     const fingerprints = Array.from({ length: 30 }, (_, i) => `Error:multi${i}`);
     await Promise.all(
@@ -213,11 +202,7 @@ describe('several collector processes on one database', () => {
 describe('a spike', () => {
   it('alerts once when an issue reaches the rule’s events within its minutes, and not again in that window', async () => {
     const app = await newApp();
-    const alert = await createAlert(app.appKey, {
-      trigger: 'spike',
-      spike: { events: 3, minutes: 10 },
-      channel: { type: 'webhook', url: receiver.url },
-    });
+    const alert = await createAlert(app.appKey, { trigger: 'spike', spike: { events: 3, minutes: 10 } });
     const hot = `Error:${randomUUID().slice(0, 8)}`;
     const before = receiver.received.length;
     // Two events of the issue, and three of three different issues: below the threshold each.
@@ -249,11 +234,7 @@ describe('a spike', () => {
 
   it('fires for a batch that alone holds enough events', async () => {
     const app = await newApp();
-    await createAlert(app.appKey, {
-      trigger: 'spike',
-      spike: { events: 5, minutes: 1 },
-      channel: { type: 'webhook', url: receiver.url },
-    });
+    await createAlert(app.appKey, { trigger: 'spike', spike: { events: 5, minutes: 1 } });
     const before = receiver.received.length;
     await sendBatch(
       server,
@@ -268,10 +249,7 @@ describe('a spike', () => {
 describe('send a test', () => {
   it('sends a signed sample through the rule at once and answers with the delivery', async () => {
     const app = await newApp('Tested');
-    const alert = await createAlert(app.appKey, {
-      trigger: 'regression',
-      channel: { type: 'webhook', url: receiver.url },
-    });
+    const alert = await createAlert(app.appKey, { trigger: 'regression' });
     const before = receiver.received.length;
     const reply = await server.call('POST', `/api/apps/${app.appKey}/alerts/${alert.id}/test`, { token });
     expect(reply.status).toBe(200);
@@ -297,10 +275,7 @@ describe('send a test', () => {
 
   it('reports a receiver that fails, without retrying', async () => {
     const app = await newApp();
-    const alert = await createAlert(app.appKey, {
-      trigger: 'new_issue',
-      channel: { type: 'webhook', url: receiver.url },
-    });
+    const alert = await createAlert(app.appKey, { trigger: 'new_issue' });
     receiver.answers.push(503);
     const reply = await server.call('POST', `/api/apps/${app.appKey}/alerts/${alert.id}/test`, { token });
     expect(reply.status).toBe(200);
@@ -316,7 +291,7 @@ describe('send a test', () => {
 describe('a regression', () => {
   it('alerts once when a resolved issue has a new event', async () => {
     const app = await newApp();
-    await createAlert(app.appKey, { trigger: 'regression', channel: { type: 'webhook', url: receiver.url } });
+    await createAlert(app.appKey, { trigger: 'regression' });
     const fingerprint = `Error:${randomUUID().slice(0, 8)}`;
     await sendBatch(server, app.appKey, [issueEvent(fingerprint)]);
     const before = receiver.received.length;

@@ -12,11 +12,17 @@ import {
   sendBatch,
   signUp,
   startTestServer,
+  type TestDatabase,
   type TestServer,
+  type TestServerOptions,
 } from './harness';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
+
+/** A server on `database` whose clock stands at `now`, with the retention job when given its options. */
+const serverAt = (database: TestDatabase, now: number, retention?: TestServerOptions['retention']) =>
+  startTestServer({ database, clock: () => now, retention });
 
 /** Everything a user can read about an app's counts: none of it may change when payloads are deleted. */
 async function countsOf(server: TestServer, token: string, appKey: string, now: number) {
@@ -55,8 +61,7 @@ describe('retention', { timeout: 180_000 }, () => {
   it('a restart with RETENTION_DAYS=1 deletes the events older than a day; every total, series and issue count stays', async () => {
     const database = await freshDatabase();
     const now = Date.now();
-    const clock = () => now;
-    const first = await startTestServer({ database, clock });
+    const first = await serverAt(database, now);
     const { token } = await signUp(first);
     const { appKey } = await createApp(first, token);
     // Three days ago (two issues, three users), and an hour ago (one of those issues and a new one).
@@ -90,11 +95,7 @@ describe('retention', { timeout: 180_000 }, () => {
     expect(typeErrorIssue).toBeDefined();
     await first.stop();
 
-    const second = await startTestServer({
-      database,
-      clock,
-      retention: { retentionDays: 1, maxEventsPerIssue: 10_000 },
-    });
+    const second = await serverAt(database, now, { retentionDays: 1, maxEventsPerIssue: 10_000 });
     const report = await second.retention!.runNow();
     expect(report.cutoff).toBe(now - DAY);
 
@@ -174,11 +175,7 @@ describe('retention', { timeout: 180_000 }, () => {
 
     // The run at start: RETENTION_DAYS=90 keeps every event, but the days 35 and 40 back are gone from issue_days (the
     // run asked for here finds nothing more to do).
-    const second = await startTestServer({
-      database,
-      clock: () => now,
-      retention: { retentionDays: 90, maxEventsPerIssue: 10_000 },
-    });
+    const second = await serverAt(database, now, { retentionDays: 90, maxEventsPerIssue: 10_000 });
     const report = await second.retention!.runNow();
     expect(report).toMatchObject({ eventsDeleted: 0, issueDaysTrimmed: 0 });
     expect(await days(second)).toBe(4);
@@ -189,7 +186,7 @@ describe('retention', { timeout: 180_000 }, () => {
     const database = await freshDatabase();
     // Noon UTC: the cut-off of RETENTION_DAYS=1 is yesterday noon, so yesterday's morning is deleted in chunks.
     const now = Math.floor(Date.now() / DAY) * DAY + 12 * HOUR;
-    const first = await startTestServer({ database, clock: () => now });
+    const first = await serverAt(database, now);
     const { email, token } = await signUp(first);
     const { appKey } = await createApp(first, token);
     const MINUTE = 60_000;
@@ -244,11 +241,7 @@ describe('retention', { timeout: 180_000 }, () => {
     expect(before[0]).toMatchObject({ events: 80, failedRequests: 16 });
     await first.stop();
 
-    const second = await startTestServer({
-      database,
-      clock: () => now,
-      retention: { retentionDays: 1, maxEventsPerIssue: 5, chunk: 7 },
-    });
+    const second = await serverAt(database, now, { retentionDays: 1, maxEventsPerIssue: 5, chunk: 7 });
     await second.retention!.runNow();
     const stored = async (from: number) =>
       (
@@ -275,11 +268,7 @@ describe('retention', { timeout: 180_000 }, () => {
   it('keeps the payloads of the newest MAX_EVENTS_PER_ISSUE events per issue, with exact counts', async () => {
     const database = await freshDatabase();
     const now = Date.now();
-    const server = await startTestServer({
-      database,
-      clock: () => now,
-      retention: { retentionDays: 90, maxEventsPerIssue: 5 },
-    });
+    const server = await serverAt(database, now, { retentionDays: 90, maxEventsPerIssue: 5 });
     const { token } = await signUp(server);
     const { appKey } = await createApp(server, token);
     // Sent out of order: the cap goes by timestamp, not by arrival.
@@ -339,11 +328,7 @@ describe('retention', { timeout: 180_000 }, () => {
 
     // A restart with a lower cap trims issues already trimmed to the higher one.
     await server.stop();
-    const lower = await startTestServer({
-      database,
-      clock: () => now,
-      retention: { retentionDays: 90, maxEventsPerIssue: 2 },
-    });
+    const lower = await serverAt(database, now, { retentionDays: 90, maxEventsPerIssue: 2 });
     await lower.retention!.runNow(); // after the run at start, which did it
     const fewer = await lower.call('GET', `/api/issues/${encodeURIComponent(capped.id)}`, { token });
     expect(fewer.body.issue).toMatchObject({ eventCount: 15 });
@@ -359,11 +344,7 @@ describe('retention', { timeout: 180_000 }, () => {
     const database = await freshDatabase();
     const now = Date.now();
     // Small chunks: many short delete statements interleave with the writes.
-    const server = await startTestServer({
-      database,
-      clock: () => now,
-      retention: { retentionDays: 1, maxEventsPerIssue: 10_000, chunk: 25 },
-    });
+    const server = await serverAt(database, now, { retentionDays: 1, maxEventsPerIssue: 10_000, chunk: 25 });
     const { token } = await signUp(server);
     const { appKey } = await createApp(server, token);
     // Work for the run: 2,000 events three days old (in the default partition: that day has none since the first run).
