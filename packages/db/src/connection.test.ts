@@ -51,14 +51,16 @@ describe('PostgreSQL connection timeouts', () => {
 });
 
 describe.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL connections after a fault', () => {
+  /** A pool of one connection to the test database, so the next query gets the client the last one used. */
+  const oneConnection = async (timeouts: { queryMs: number; statementMs: number }) => {
+    const database = await openDatabase({ url: process.env.TEST_DATABASE_URL, maxConnections: 1, timeouts });
+    afterAll(() => database.close());
+    return database;
+  };
+
   it('destroys a connection whose query timed out on the client, so the next query does not wait behind it', async () => {
     // One connection: without the fix the pool hands the same, still busy client to the next query.
-    const database = await openDatabase({
-      url: process.env.TEST_DATABASE_URL,
-      maxConnections: 1,
-      timeouts: { queryMs: 300, statementMs: 10_000 },
-    });
-    afterAll(() => database.close());
+    const database = await oneConnection({ queryMs: 300, statementMs: 10_000 });
     const hung = await elapsed(() => sql`select pg_sleep(3)`.execute(database.db));
     expect((hung.error as Error).message).toMatch(/Query read timeout/);
     expect(hung.ms).toBeLessThan(1_500);
@@ -68,12 +70,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL connections after a fa
   });
 
   it('keeps a connection whose statement the server cancelled (statement_timeout): it is still usable', async () => {
-    const database = await openDatabase({
-      url: process.env.TEST_DATABASE_URL,
-      maxConnections: 1,
-      timeouts: { statementMs: 200, queryMs: 5_000 },
-    });
-    afterAll(() => database.close());
+    const database = await oneConnection({ statementMs: 200, queryMs: 5_000 });
     const before = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(database.db);
     const cancelled = await elapsed(() => sql`select pg_sleep(3)`.execute(database.db));
     expect((cancelled.error as { code?: string }).code).toBe('57014');

@@ -19,14 +19,21 @@ await migrateToLatest(db);
 await sql`insert into users (id, email, password_hash, created_at) values ('user_ret', 'ret@example.com', '-', 0)`.execute(
   db,
 );
-await insertApp(db, {
-  app_key: 'web_ret',
-  user_id: 'user_ret',
-  name: 'R',
-  type: 'web',
-  created_at: 0,
-  public_key: 'a'.repeat(32),
-});
+
+/** An app of user_ret's; each test keeps its events in one of its own. */
+const addApp = (appKey: string, name: string, keyDigit: string) =>
+  insertApp(db, {
+    app_key: appKey,
+    user_id: 'user_ret',
+    name,
+    type: 'web',
+    created_at: 0,
+    public_key: keyDigit.repeat(32),
+  });
+await addApp('web_ret', 'R', 'a');
+
+/** Noon UTC today, so that a few hours either way stay within the day. */
+const noonToday = () => Math.floor(Date.now() / DAY) * DAY + 12 * 3_600_000;
 
 const partitionOf = async (eventId: string) =>
   (
@@ -70,15 +77,8 @@ describe('retention run: partitions', () => {
 
 describe('retention run: issue_days', () => {
   it('deletes the days older than any series shows, in chunks; the series stays the same', async () => {
-    await insertApp(db, {
-      app_key: 'web_days',
-      user_id: 'user_ret',
-      name: 'D',
-      type: 'web',
-      created_at: 0,
-      public_key: 'b'.repeat(32),
-    });
-    const now = Math.floor(Date.now() / DAY) * DAY + 12 * 3_600_000;
+    await addApp('web_days', 'D', 'b');
+    const now = noonToday();
     const today = now / DAY - 0.5;
     // Two issues, each with events on days from 45 back to today, every batch received when its events happened.
     const daysBack = [45, 40, ISSUE_DAYS_BACK + 1, ISSUE_DAYS_BACK, ISSUE_DAYS_BACK - 1, 29, 10, 0];
@@ -119,15 +119,8 @@ describe('retention run: issue_days', () => {
 
 describe('retention run: dropped days', () => {
   it('counts the events of each dropped day per app and minute, walking the index in ranges, before the drop', async () => {
-    await insertApp(db, {
-      app_key: 'web_drop',
-      user_id: 'user_ret',
-      name: 'X',
-      type: 'web',
-      created_at: 0,
-      public_key: 'c'.repeat(32),
-    });
-    const now = Math.floor(Date.now() / DAY) * DAY + 12 * 3_600_000;
+    await addApp('web_drop', 'X', 'c');
+    const now = noonToday();
     const day = now - 20 * DAY - 12 * 3_600_000;
     // 45 events over three minutes of a day 20 days back, ties included; a failed request every third.
     const events: StoredEvent[] = Array.from({ length: 45 }, (_, i) => ({
