@@ -22,30 +22,15 @@ describe('truncateUtf8', () => {
     expect(truncateUtf8('é€😀', 9)).toBe('é€😀');
   });
 
-  it('never splits a 2-byte character', () => {
-    expect(truncateUtf8('ééé', 6)).toBe('ééé');
-    expect(truncateUtf8('ééé', 5)).toBe('éé');
-    expect(truncateUtf8('ééé', 4)).toBe('éé');
-    expect(truncateUtf8('ééé', 3)).toBe('é');
-    expect(truncateUtf8('ééé', 1)).toBe('');
-  });
-
-  it('never splits a 3-byte CJK character', () => {
-    expect(truncateUtf8('日本語', 9)).toBe('日本語');
-    expect(truncateUtf8('日本語', 8)).toBe('日本');
-    expect(truncateUtf8('日本語', 7)).toBe('日本');
-    expect(truncateUtf8('日本語', 6)).toBe('日本');
-    expect(truncateUtf8('日本語', 5)).toBe('日');
-    expect(truncateUtf8('日本語', 2)).toBe('');
-  });
-
-  it('never splits a 4-byte emoji (a surrogate pair)', () => {
-    expect(truncateUtf8('😀😀', 8)).toBe('😀😀');
-    expect(truncateUtf8('😀😀', 7)).toBe('😀');
-    expect(truncateUtf8('😀😀', 5)).toBe('😀');
-    expect(truncateUtf8('😀😀', 4)).toBe('😀');
-    expect(truncateUtf8('😀😀', 3)).toBe('');
-    expect(truncateUtf8('a😀', 4)).toBe('a');
+  // Each row: a text, and what is left of it at each byte limit that falls inside or just past one of its characters.
+  it.each([
+    ['a 2-byte character', 'ééé', { 6: 'ééé', 5: 'éé', 4: 'éé', 3: 'é', 1: '' }],
+    ['a 3-byte CJK character', '日本語', { 9: '日本語', 8: '日本', 7: '日本', 6: '日本', 5: '日', 2: '' }],
+    ['a 4-byte emoji (a surrogate pair)', '😀😀', { 8: '😀😀', 7: '😀', 5: '😀', 4: '😀', 3: '' }],
+    ['a 4-byte emoji after an ASCII letter', 'a😀', { 4: 'a' }],
+  ])('never splits %s', (_name, text, cuts: Record<number, string>) => {
+    for (const [maxBytes, cut] of Object.entries(cuts))
+      expect(truncateUtf8(text, Number(maxBytes)), maxBytes).toBe(cut);
   });
 
   it('produces at most maxBytes and no replacement characters on long mixed text', () => {
