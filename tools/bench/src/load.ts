@@ -76,6 +76,9 @@ export interface RoundResult {
   cpu: { server: number; postgres: number; loadgen: number };
 }
 
+/** The counts a round's figures are the difference of. */
+type RoundCounts = Pick<Tally, 'requests' | 'non2xx' | 'accepted'>;
+
 export interface RoundOptions {
   connections: number;
   seconds: number;
@@ -89,38 +92,18 @@ interface CannonClient {
 }
 
 /**
- * As fast as the server answers: `connections` keep-alive connections, one request in flight on each, a new batch per
- * request. autocannon's own `duration` would drop the requests in flight when time is up (stored, but their answers
- * never read); instead, once time is up each connection stops after its in-flight answer arrives (its `responseMax`
- * is set to what it has sent), so every batch sent is answered and counted.
+ * autocannon for `seconds`, every request answered and counted. Its own `duration` would drop the requests in flight
+ * when time is up (stored, but their answers never read); instead, once time is up each connection stops after its
+ * in-flight answer arrives (its `responseMax` is set to what it has sent). `duration` is only a bound in case the
+ * server stops answering. Returns the latencies (ms) and the seconds until the last answer.
  */
-export async function closedLoopRound(target: Target, source: EventSource, tally: Tally, options: RoundOptions) {
-  const before = { ...tally };
-  const timeoutSeconds = options.timeoutSeconds ?? 30;
+export async function closedLoop(options: autocannon.Options, seconds: number) {
   const latencies: number[] = [];
   const started = performance.now();
-  const deadline = started + options.seconds * 1000;
+  const deadline = started + seconds * 1000;
   let lastAnswer = started;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url: target.origin,
-        connections: options.connections,
-        // Only a bound in case the server stops answering: the round normally ends through responseMax below.
-        duration: options.seconds + 2 * timeoutSeconds + 5,
-        timeout: timeoutSeconds,
-        requests: [
-          {
-            method: 'POST',
-            path: '/api/events/batch',
-            headers: { 'content-type': 'application/json' },
-            setupRequest: (req) => ({ ...req, body: source.batch(target.appKey) }),
-            onResponse: (status, body) => record(tally, status, body, source.batchSize),
-          },
-        ],
-      },
-      (error, result) => (error ? reject(error) : resolve(result)),
-    );
+    const instance = autocannon(options, (error, answer) => (error ? reject(error) : resolve(answer)));
     (instance as NodeJS.EventEmitter).on(
       'response',
       (client: CannonClient, _status: number, _bytes: number, responseTime: number) => {
@@ -131,11 +114,42 @@ export async function closedLoopRound(target: Target, source: EventSource, tally
       },
     );
   });
-  return roundFigures(tally, before, latencies, (lastAnswer - started) / 1000, result.errors);
+  return { errors: result.errors, latencies, seconds: (lastAnswer - started) / 1000 };
+}
+
+/** As fast as the server answers: `connections` keep-alive connections, one request in flight on each, a new batch per request. */
+export async function closedLoopRound(target: Target, source: EventSource, tally: Tally, options: RoundOptions) {
+  const before = { ...tally };
+  const timeoutSeconds = options.timeoutSeconds ?? 30;
+  const run = await closedLoop(
+    {
+      url: target.origin,
+      connections: options.connections,
+      duration: options.seconds + 2 * timeoutSeconds + 5,
+      timeout: timeoutSeconds,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/events/batch',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (req) => ({ ...req, body: source.batch(target.appKey) }),
+          onResponse: (status, body) => record(tally, status, body, source.batchSize),
+        },
+      ],
+    },
+    options.seconds,
+  );
+  return roundFigures(tally, before, run.latencies, run.seconds, run.errors);
 }
 
 /** What one round added to the tally, with its latencies (ms) summarised. */
-function roundFigures(tally: Tally, before: Tally, latencies: number[], seconds: number, errors: number) {
+export function roundFigures(
+  tally: RoundCounts,
+  before: RoundCounts,
+  latencies: number[],
+  seconds: number,
+  errors: number,
+) {
   latencies.sort((a, b) => a - b);
   const accepted = tally.accepted - before.accepted;
   return {

@@ -6,7 +6,8 @@
 // Target (issue "Sentry SDKs report here unmodified"): envelope and store >= 0.8x the batch endpoint per event.
 import { gzipSync } from 'node:zlib';
 import { createAccountWithAppRecords, type EventSource } from '@collector/tool-kit';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
+import { closedLoop, roundFigures } from './load';
 
 interface CollectorEvent {
   eventId: string;
@@ -124,12 +125,7 @@ export interface SentryTally {
 
 export const emptySentryTally = (): SentryTally => ({ requests: 0, accepted: 0, non2xx: 0, statuses: {}, samples: [] });
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-}
-
-/** One request per event, as SDKs send: a closed loop over `connections`, every answer counted (as in load.ts). */
+/** One request per event, as SDKs send: a closed loop over `connections`, every answer counted. */
 export async function sentryRound(
   kind: SentryKind,
   target: SentryTarget,
@@ -138,10 +134,6 @@ export async function sentryRound(
   options: { connections: number; seconds: number },
 ) {
   const before = { ...tally };
-  const latencies: number[] = [];
-  const started = performance.now();
-  const deadline = started + options.seconds * 1000;
-  let lastAnswer = started;
   const auth = `Sentry sentry_version=7, sentry_client=sentry.python/1.9.10, sentry_key=${target.publicKey}`;
   const request =
     kind === 'envelope'
@@ -166,53 +158,30 @@ export async function sentryRound(
             body: gzipSync(JSON.stringify(next())) as unknown as string,
           }),
         };
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url: target.origin,
-        connections: options.connections,
-        duration: options.seconds + 65,
-        timeout: 30,
-        requests: [
-          {
-            ...request,
-            onResponse: (status: number, body: string) => {
-              tally.requests++;
-              tally.statuses[status] = (tally.statuses[status] ?? 0) + 1;
-              if (status === 200 && body.startsWith('{"id"')) tally.accepted++;
-              else if (status < 200 || status > 299) {
-                tally.non2xx++;
-                if (tally.samples.length < 5) tally.samples.push(`${status} ${body.slice(0, 300)}`);
-              }
-            },
+  const run = await closedLoop(
+    {
+      url: target.origin,
+      connections: options.connections,
+      duration: options.seconds + 65,
+      timeout: 30,
+      requests: [
+        {
+          ...request,
+          onResponse: (status: number, body: string) => {
+            tally.requests++;
+            tally.statuses[status] = (tally.statuses[status] ?? 0) + 1;
+            if (status === 200 && body.startsWith('{"id"')) tally.accepted++;
+            else if (status < 200 || status > 299) {
+              tally.non2xx++;
+              if (tally.samples.length < 5) tally.samples.push(`${status} ${body.slice(0, 300)}`);
+            }
           },
-        ],
-      },
-      (error, answer) => (error ? reject(error) : resolve(answer)),
-    );
-    (instance as NodeJS.EventEmitter).on(
-      'response',
-      (client: { reqsMade: number; responseMax?: number }, _status: number, _bytes: number, responseTime: number) => {
-        const now = performance.now();
-        lastAnswer = now;
-        latencies.push(responseTime);
-        if (now >= deadline) client.responseMax = client.reqsMade;
-      },
-    );
-  });
-  const seconds = (lastAnswer - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const accepted = tally.accepted - before.accepted;
-  return {
-    seconds,
-    requests: tally.requests - before.requests,
-    non2xx: tally.non2xx - before.non2xx,
-    errors: result.errors,
-    accepted,
-    eventsPerSecond: accepted / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-  };
+        },
+      ],
+    },
+    options.seconds,
+  );
+  return roundFigures(tally, before, run.latencies, run.seconds, run.errors);
 }
 
 /** The first app's DSN on a running collector, by its API: register, create a web app, read app.dsn. */
