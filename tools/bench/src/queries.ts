@@ -2,7 +2,7 @@
 // PostgreSQL database seeded with 1,000,000 events (tools/seed), p50 and p95 over 200 calls of each.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -13,6 +13,7 @@ import {
   percentile,
   postgresCpuMs,
   processCpuMs,
+  sendRequest,
   startCollector,
 } from '@collector/tool-kit';
 import pg from 'pg';
@@ -74,29 +75,13 @@ function cpuStallUs(): number {
 }
 
 /** GET with a keep-alive agent; resolves with the status, the body and the time to the last byte (ms). */
-function get(
-  agent: Agent,
-  origin: string,
-  path: string,
-  token: string,
-): Promise<{ status: number; body: string; ms: number }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const req = request(new URL(path, origin), { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          body: Buffer.concat(chunks).toString('utf8'),
-          ms: performance.now() - started,
-        }),
-      );
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
+async function get(agent: Agent, origin: string, path: string, token: string) {
+  const started = performance.now();
+  const { status, body } = await sendRequest(new URL(path, origin), {
+    agent,
+    headers: { authorization: `Bearer ${token}` },
   });
+  return { status, body, ms: performance.now() - started };
 }
 
 /** Runs the seed (tools/seed) against a running collector, printing its progress; returns what it wrote. */

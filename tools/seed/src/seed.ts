@@ -1,8 +1,8 @@
 // Loads a collector with realistic history through its public API, so every counter and index the write path
 // maintains is filled exactly as real traffic would fill it, whatever the schema looks like.
 // Defaults (issue 3): 1,000,000 events, 20 apps of uneven size, ~5,000 fingerprints, 30 days, ~300k distinct users.
-import { Agent, request as httpRequest } from 'node:http';
-import { createEventSource, rng } from '@collector/tool-kit';
+import { Agent } from 'node:http';
+import { createEventSource, rng, sendRequest } from '@collector/tool-kit';
 
 export interface SeedOptions {
   /** A running collector, e.g. http://127.0.0.1:3100 (run it with INGEST_RATE_LIMIT=0, or the seed waits out 429s). */
@@ -42,35 +42,14 @@ interface Answer {
   retryAfter?: string | undefined;
 }
 
-function post(agent: Agent, url: URL, body: string, token?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString('utf8'),
-            retryAfter: res.headers['retry-after'],
-          }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+async function post(agent: Agent, url: URL, body: string, token?: string): Promise<Answer> {
+  const headers = {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+  };
+  const answer = await sendRequest(url, { method: 'POST', agent, headers }, body);
+  return { status: answer.status, body: answer.body, retryAfter: answer.headers['retry-after'] };
 }
 
 const json = (answer: Answer) =>
