@@ -2,6 +2,7 @@
 // not against the implementation, so the oracle cannot share the service's mistakes.
 import type { ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { pollutablePrototypes } from './prototypes.mjs';
 import type { RawReply, RawRequest } from './transport';
 
 /**
@@ -224,15 +225,10 @@ export function errorBodyProblems(body: unknown, status: number): string[] {
 
 /** Own property names of the prototypes an attacker would pollute, to compare before and after. */
 export function prototypeFingerprint(): string {
-  const prototypes = {
-    Object: Object.prototype,
-    Array: Array.prototype,
-    Function: Function.prototype,
-    String: String.prototype,
-    Number: Number.prototype,
-    Boolean: Boolean.prototype,
-  };
   return JSON.stringify(
-    Object.entries(prototypes).map(([name, prototype]) => [name, Object.getOwnPropertyNames(prototype).sort()]),
+    Object.entries(pollutablePrototypes).map(([name, prototype]) => [
+      name,
+      Object.getOwnPropertyNames(prototype).sort(),
+    ]),
   );
 }

@@ -2,23 +2,18 @@
 // while it runs, which is what a prototype-pollution bug looks like from inside. Plain JavaScript so it can load
 // before tsx.
 import { appendFileSync } from 'node:fs';
+import { pollutablePrototypes } from './prototypes.mjs';
 
 const file = process.env.FUZZ_PROBE_FILE;
-const prototypes = {
-  Object: Object.prototype,
-  Array: Array.prototype,
-  Function: Function.prototype,
-  String: String.prototype,
-  Number: Number.prototype,
-  Boolean: Boolean.prototype,
-};
 const names = (prototype) =>
   new Set([...Object.getOwnPropertyNames(prototype), ...Object.getOwnPropertySymbols(prototype).map(String)]);
-const baseline = Object.fromEntries(Object.entries(prototypes).map(([name, prototype]) => [name, names(prototype)]));
+const baseline = Object.fromEntries(
+  Object.entries(pollutablePrototypes).map(([name, prototype]) => [name, names(prototype)]),
+);
 const reported = new Set();
 
 function check() {
-  for (const [name, prototype] of Object.entries(prototypes)) {
+  for (const [name, prototype] of Object.entries(pollutablePrototypes)) {
     for (const key of names(prototype)) {
       if (baseline[name].has(key) || reported.has(`${name}.${key}`)) continue;
       reported.add(`${name}.${key}`);

@@ -1,0 +1,4 @@
+export declare const pollutablePrototypes: Record<
+  'Object' | 'Array' | 'Function' | 'String' | 'Number' | 'Boolean',
+  object
+>;
