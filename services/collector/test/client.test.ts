@@ -137,8 +137,8 @@ describe('typed client', () => {
     await client.events.ingest.mutate({ appKey: app.appKey, events });
     const limited = await failureOf(client.events.ingest.mutate({ appKey: app.appKey, events: [makeEvent()] }));
     expect(limited).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
-    // /trpc does not send Retry-After today (REST does); when it does, it must be a positive wait.
-    if (limited.retryAfterSeconds !== undefined) expect(limited.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    // /trpc sends Retry-After on a 429 as REST does, and the client reads it.
+    expect(limited.retryAfterSeconds).toBeGreaterThanOrEqual(1);
   });
 
   it('reads Retry-After from the answer when there is one', async () => {
