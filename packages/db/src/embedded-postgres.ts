@@ -146,7 +146,8 @@ function serverAccount(log: (message: string) => void): { uid: number; gid: numb
   return account;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` is running (EPERM: it is, under another account). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -164,7 +165,8 @@ function commandLine(pid: number): string | undefined {
   }
 }
 
-async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+/** Whether process `pid` has ended within `timeoutMs`, looking every 50 ms. */
+export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (!isAlive(pid)) return true;

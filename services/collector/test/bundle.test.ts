@@ -18,6 +18,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitForExit } from '@collector/db';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backend } from './harness';
 
@@ -37,20 +38,6 @@ const mappedFromCheckout = (pid: number) =>
         .split('\n')
         .filter((line) => line.includes(`${repository}/`))
     : [];
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-async function goneWithin(pid: number, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (isAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  return !isAlive(pid);
-}
 
 // Once per CI run (it needs no TEST_DATABASE_URL): the embedded run, on each Node version CI runs it on.
 describe.runIf(backend === 'embedded')('the collector copied out of the checkout (scripts/deploy.mjs)', () => {
@@ -136,7 +123,7 @@ describe.runIf(backend === 'embedded')('the collector copied out of the checkout
 
       child.kill('SIGTERM');
       expect(await exit).toEqual([0, null]);
-      expect(await goneWithin(postmaster, 5_000)).toBe(true);
+      expect(await waitForExit(postmaster, 5_000)).toBe(true);
       expect(output.filter((line) => /"level":(40|50|60)\b/.test(line))).toEqual([]);
     } finally {
       child.kill('SIGKILL');

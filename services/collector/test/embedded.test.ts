@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { isAlive, waitForExit } from '@collector/db';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger';
 import { startServer } from '../src/server';
@@ -22,22 +23,6 @@ const newDataDir = () => {
   return join(folder, 'data');
 };
 
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-async function goneWithin(pid: number, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (!isAlive(pid)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return !isAlive(pid);
-}
 const postmasterPid = (dataDir: string) =>
   Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
 /** Every process of the embedded server (postmaster and its children) of this folder. */
@@ -91,7 +76,7 @@ describe.runIf(backend === 'embedded')('the embedded PostgreSQL server (the defa
       expect(service.output.join('\n')).toMatch(/embedded PostgreSQL \(pid \d+\) on 127\.0\.0\.1:(?!5432\b)\d+/);
       service.child.kill('SIGTERM');
       expect(await service.exit).toEqual({ code: 0, signal: null });
-      expect(await goneWithin(pid, 5_000)).toBe(true);
+      expect(await waitForExit(pid, 5_000)).toBe(true);
       expect(serverProcesses(dataDir)).toEqual([]);
       expect(existsSync(join(dataDir, 'collector.pid'))).toBe(false);
       // A clean stop says nothing worse than info (its idle connections ending as its server stops are no news).
@@ -112,7 +97,7 @@ describe.runIf(backend === 'embedded')('the embedded PostgreSQL server (the defa
       const pid = postmasterPid(dataDir);
       service.child.kill('SIGINT');
       expect(await service.exit).toEqual({ code: 0, signal: null });
-      expect(await goneWithin(pid, 5_000)).toBe(true);
+      expect(await waitForExit(pid, 5_000)).toBe(true);
     } finally {
       service.child.kill('SIGKILL');
     }
@@ -122,7 +107,7 @@ describe.runIf(backend === 'embedded')('the embedded PostgreSQL server (the defa
     const crashedPid = postmasterPid(dataDir);
     service.child.kill('SIGKILL');
     await service.exit;
-    expect(await goneWithin(crashedPid, 10_000)).toBe(true);
+    expect(await waitForExit(crashedPid, 10_000)).toBe(true);
     expect(serverProcesses(dataDir)).toEqual([]);
 
     // A crash that takes the guard too (kill -9 of the whole group, say): the next start stops the server left
