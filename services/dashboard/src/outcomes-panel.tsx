@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { client, type Outcome } from './api';
 import { countOf, formatNumber } from './numbers';
 import { useQuery } from './query';
-import { ErrorState, Loading } from './states';
+import { QueryStatus } from './states';
 
 const HOUR = 3_600_000;
 // Worded apart from the overview's period buttons ("24 hours", "30 days"), so each control has a name of its own.
@@ -54,10 +54,7 @@ export function OutcomesPanel({ appKey, refreshKey }: { appKey: string | undefin
           ))}
         </fieldset>
       </div>
-      {outcomes.status === 'error' && (
-        <ErrorState title="Could not load the outcomes" message={outcomes.error} onRetry={outcomes.reload} />
-      )}
-      {outcomes.status === 'loading' && !outcomes.data && <Loading retrying={outcomes.retrying} />}
+      <QueryStatus query={outcomes} failure="Could not load the outcomes" />
       {outcomes.data && (
         <figure className="outcomes" aria-busy={outcomes.status === 'loading'}>
           <dl>

@@ -1,5 +1,6 @@
 // What a screen shows while it waits, when it fails, and when there is nothing to show yet.
 import type { ReactNode } from 'react';
+import type { Query } from './query';
 
 /** `retrying`: the collector said it is busy (503) and the call is asked again shortly, which is no error yet. */
 export function Loading({ label = 'Loading…', retrying = false }: { label?: string; retrying?: boolean | undefined }) {
@@ -31,6 +32,13 @@ export function ErrorState({
       )}
     </div>
   );
+}
+
+/** A query's failure, or its wait until the first answer: a reload keeps the data it had on screen instead. */
+export function QueryStatus({ query, failure }: { query: Query<unknown>; failure: string }) {
+  if (query.status === 'error') return <ErrorState title={failure} message={query.error} onRetry={query.reload} />;
+  if (query.status === 'loading' && query.data === undefined) return <Loading retrying={query.retrying} />;
+  return null;
 }
 
 export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {

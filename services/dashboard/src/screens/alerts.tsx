@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { type AlertDelivery, type AlertRule, type AlertTrigger, client, endSessionIfRefused, messageOf } from '../api';
 import { Link, paths, useTitle } from '../navigation';
 import { useQuery } from '../query';
-import { EmptyState, ErrorState, Loading } from '../states';
+import { EmptyState, ErrorState, QueryStatus } from '../states';
 import { Time } from '../time';
 import { useWorkspace } from '../workspace';
 
@@ -121,10 +121,7 @@ export function AlertsScreen({ appKey }: { appKey: string }) {
 
       <section className="panel" aria-labelledby="rules-title">
         <h2 id="rules-title">Rules</h2>
-        {alerts.status === 'error' && (
-          <ErrorState title="Could not load the rules" message={alerts.error} onRetry={alerts.reload} />
-        )}
-        {alerts.status === 'loading' && !alerts.data && <Loading retrying={alerts.retrying} />}
+        <QueryStatus query={alerts} failure="Could not load the rules" />
         {alerts.data && alerts.data.length === 0 && (
           <p className="muted">No rules yet: nobody hears of this app's new issues until you add one.</p>
         )}
@@ -235,10 +232,7 @@ export function AlertsScreen({ appKey }: { appKey: string }) {
 
       <section className="panel" aria-labelledby="deliveries-title">
         <h2 id="deliveries-title">Latest deliveries</h2>
-        {deliveries.status === 'error' && (
-          <ErrorState title="Could not load the deliveries" message={deliveries.error} onRetry={deliveries.reload} />
-        )}
-        {deliveries.status === 'loading' && !deliveries.data && <Loading retrying={deliveries.retrying} />}
+        <QueryStatus query={deliveries} failure="Could not load the deliveries" />
         {deliveries.data && deliveries.data.length === 0 && <p className="muted">Nothing sent yet.</p>}
         {deliveries.data && deliveries.data.length > 0 && (
           <div className="table-scroll">

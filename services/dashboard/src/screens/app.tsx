@@ -5,7 +5,7 @@ import { CodeBlock } from '../code-block';
 import { CopyButton } from '../copy-button';
 import { Link, paths, useTitle } from '../navigation';
 import { curlSnippet, sdkSnippet, sentrySetup } from '../sdk-snippet';
-import { EmptyState, ErrorState, Loading } from '../states';
+import { EmptyState, QueryStatus } from '../states';
 import { Time } from '../time';
 import { useWorkspace } from '../workspace';
 
@@ -36,10 +36,7 @@ export function AppScreen({ appKey }: { appKey: string }) {
           </div>
         )}
       </div>
-      {apps.status === 'error' && (
-        <ErrorState title="Could not load your apps" message={apps.error} onRetry={apps.reload} />
-      )}
-      {apps.status === 'loading' && !apps.data && <Loading retrying={apps.retrying} />}
+      <QueryStatus query={apps} failure="Could not load your apps" />
       {apps.data && !app && (
         <EmptyState title="No such app">
           <p>

@@ -3,7 +3,7 @@ import { appNameChars } from '@collector/domain/app';
 import { type FormEvent, useState } from 'react';
 import { type AppType, appTypes, client, endSessionIfRefused, messageOf } from '../api';
 import { Link, navigate, paths, useTitle } from '../navigation';
-import { EmptyState, ErrorState, Loading } from '../states';
+import { EmptyState, ErrorState, QueryStatus } from '../states';
 import { Time } from '../time';
 import { useWorkspace } from '../workspace';
 
@@ -48,10 +48,7 @@ export function AppsScreen() {
       <div className="page-head">
         <h1 tabIndex={-1}>Apps</h1>
       </div>
-      {apps.status === 'error' && (
-        <ErrorState title="Could not load your apps" message={apps.error} onRetry={apps.reload} />
-      )}
-      {apps.status === 'loading' && !apps.data && <Loading retrying={apps.retrying} />}
+      <QueryStatus query={apps} failure="Could not load your apps" />
       {apps.data && apps.data.length === 0 && (
         <EmptyState title="No apps yet">
           <p>Each app gets an appKey: the SDK in your app sends its errors with it. Create your first app below.</p>

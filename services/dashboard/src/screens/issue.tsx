@@ -9,7 +9,7 @@ import { IssueBadges, issueKind, statusLabels } from '../issue-title';
 import { Link, navigate, paths, sectionHref, useLocation, useTitle } from '../navigation';
 import { formatNumber } from '../numbers';
 import { useQuery } from '../query';
-import { EmptyState, ErrorState, Loading } from '../states';
+import { EmptyState, QueryStatus } from '../states';
 import { exactTime, Time } from '../time';
 import { appName, useWorkspace } from '../workspace';
 
@@ -139,10 +139,7 @@ export function IssueScreen({ id }: { id: string }) {
         </p>
       )}
 
-      {detail.status === 'error' && (
-        <ErrorState title="Could not load this issue" message={detail.error} onRetry={detail.reload} />
-      )}
-      {detail.status === 'loading' && !detail.data && <Loading retrying={detail.retrying} />}
+      <QueryStatus query={detail} failure="Could not load this issue" />
       {issue && (
         <dl className="facts">
           <div>

@@ -9,7 +9,7 @@ import { IssueBadges, IssueName, statusLabels } from '../issue-title';
 import { Link, navigate, paths, rememberSection, useLocation, useTitle } from '../navigation';
 import { countOf, formatNumber } from '../numbers';
 import { useQuery } from '../query';
-import { EmptyState, ErrorState, Loading } from '../states';
+import { EmptyState, QueryStatus } from '../states';
 import { Time } from '../time';
 import { appName, useWorkspace } from '../workspace';
 
@@ -232,10 +232,7 @@ function IssuesList({ state }: { state: ListState }) {
         </p>
       )}
 
-      {issues.status === 'error' && (
-        <ErrorState title="Could not load the issues" message={issues.error} onRetry={issues.reload} />
-      )}
-      {issues.status === 'loading' && !data && <Loading retrying={issues.retrying} />}
+      <QueryStatus query={issues} failure="Could not load the issues" />
       {data && data.issues.length === 0 && state.page === 1 && !filtered && state.status === 'unresolved' && (
         <EmptyState title="No unresolved issues">
           <p>Errors and failed requests your apps send are grouped into issues here.</p>

@@ -10,7 +10,7 @@ import { Link, navigate, paths, rememberSection, useLocation, useTitle } from '.
 import { countOf, formatNumber } from '../numbers';
 import { OutcomesPanel } from '../outcomes-panel';
 import { useQuery } from '../query';
-import { EmptyState, ErrorState, Loading } from '../states';
+import { EmptyState, QueryStatus } from '../states';
 import { Time } from '../time';
 import { appName, useWorkspace } from '../workspace';
 
@@ -121,10 +121,7 @@ export function OverviewScreen() {
         <h2 id="totals-title" className="totals-title">
           Totals, {range.span}
         </h2>
-        {totals.status === 'error' && (
-          <ErrorState title="Could not load the totals" message={totals.error} onRetry={totals.reload} />
-        )}
-        {totals.status === 'loading' && !totals.data && <Loading retrying={totals.retrying} />}
+        <QueryStatus query={totals} failure="Could not load the totals" />
         {!noApps && totals.data?.events === 0 && (ever.data ?? 0) > 0 && (
           <p className="muted">Nothing in {range.span}.</p>
         )}
@@ -156,10 +153,7 @@ export function OverviewScreen() {
           <h2 id="chart-title">Events, {range.span}</h2>
           <span className="muted">per {range.bucket}</span>
         </div>
-        {series.status === 'error' && (
-          <ErrorState title="Could not load the chart" message={series.error} onRetry={series.reload} />
-        )}
-        {series.status === 'loading' && !series.data && <Loading retrying={series.retrying} />}
+        <QueryStatus query={series} failure="Could not load the chart" />
         {series.data && <EventsChart series={series.data} />}
       </section>
 
@@ -170,10 +164,7 @@ export function OverviewScreen() {
           <h2 id="latest-title">Latest unresolved issues</h2>
           <Link href={paths.issues(appKey)}>All issues</Link>
         </div>
-        {latest.status === 'error' && (
-          <ErrorState title="Could not load the issues" message={latest.error} onRetry={latest.reload} />
-        )}
-        {latest.status === 'loading' && !latest.data && <Loading retrying={latest.retrying} />}
+        <QueryStatus query={latest} failure="Could not load the issues" />
         {latest.data && latest.data.issues.length === 0 && <p className="muted">No issues yet.</p>}
         {latest.data && latest.data.issues.length > 0 && (
           <ul className="issue-list">
