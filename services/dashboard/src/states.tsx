@@ -1,5 +1,6 @@
 // What a screen shows while it waits, when it fails, and when there is nothing to show yet.
 import type { ReactNode } from 'react';
+import { Link, paths } from './navigation';
 import type { Query } from './query';
 
 /** `retrying`: the collector said it is busy (503) and the call is asked again shortly, which is no error yet. */
@@ -47,5 +48,16 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
       <p className="notice-title">{title}</p>
       {children}
     </div>
+  );
+}
+
+/** An appKey in the address that none of the user's apps has (mistyped, or the app of another account). */
+export function NoSuchApp({ appKey }: { appKey: string }) {
+  return (
+    <EmptyState title="No such app">
+      <p>
+        None of your apps has the appKey <code>{appKey}</code>. <Link href={paths.apps()}>See your apps</Link>
+      </p>
+    </EmptyState>
   );
 }

@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { type AlertDelivery, type AlertRule, type AlertTrigger, client, endSessionIfRefused, messageOf } from '../api';
 import { Link, paths, useTitle } from '../navigation';
 import { useQuery } from '../query';
-import { EmptyState, ErrorState, QueryStatus } from '../states';
+import { ErrorState, NoSuchApp, QueryStatus } from '../states';
 import { Time } from '../time';
 import { useWorkspace } from '../workspace';
 
@@ -105,13 +105,7 @@ export function AlertsScreen({ appKey }: { appKey: string }) {
           </button>
         </div>
       </div>
-      {apps.data && !app && (
-        <EmptyState title="No such app">
-          <p>
-            None of your apps has the appKey <code>{appKey}</code>. <Link href={paths.apps()}>See your apps</Link>
-          </p>
-        </EmptyState>
-      )}
+      {apps.data && !app && <NoSuchApp appKey={appKey} />}
       {error && <ErrorState title="That did not work" message={error} />}
       {notice && (
         <div className="notice notice-info" role="status">

@@ -5,7 +5,7 @@ import { CodeBlock } from '../code-block';
 import { CopyButton } from '../copy-button';
 import { Link, paths, useTitle } from '../navigation';
 import { curlSnippet, sdkSnippet, sentrySetup } from '../sdk-snippet';
-import { EmptyState, QueryStatus } from '../states';
+import { NoSuchApp, QueryStatus } from '../states';
 import { Time } from '../time';
 import { useWorkspace } from '../workspace';
 
@@ -37,13 +37,7 @@ export function AppScreen({ appKey }: { appKey: string }) {
         )}
       </div>
       <QueryStatus query={apps} failure="Could not load your apps" />
-      {apps.data && !app && (
-        <EmptyState title="No such app">
-          <p>
-            None of your apps has the appKey <code>{appKey}</code>. <Link href={paths.apps()}>See your apps</Link>
-          </p>
-        </EmptyState>
-      )}
+      {apps.data && !app && <NoSuchApp appKey={appKey} />}
       {app && (
         <>
           <section className="panel" aria-labelledby="key-title">
