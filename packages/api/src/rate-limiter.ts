@@ -14,7 +14,7 @@ import { fail } from './errors';
 
 const SWEEP_EVERY = 10_000;
 
-export class RateLimiter {
+class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
   private calls = 0;
 

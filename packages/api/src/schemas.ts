@@ -45,30 +45,20 @@ export const ZIssueSchema = z
     userCount: z.int().meta({ description: 'Distinct anonymousIds among its events' }),
     firstSeenAt: epochMs,
     lastSeenAt: epochMs,
-    status: z
-      .enum(issueStatuses)
-      .meta({
-        description:
-          'New issues are unresolved; an event for a resolved issue makes it unresolved again (a regression)',
-      }),
-    statusChangedAt: epochMs
-      .nullable()
-      .meta({
-        description:
-          'When the issue took its status: when it was created, changed by PATCH, or regressed (null for issues older than triage)',
-      }),
-    regressedAt: epochMs
-      .nullable()
-      .meta({
-        description: 'When an event last reopened it after it was resolved (the receipt of that event); null if never',
-      }),
-    culprit: z
-      .string()
-      .nullable()
-      .meta({
-        description:
-          'Where it happens: `function (file)` of the innermost in-app stack frame, or a failed request’s method and URL path',
-      }),
+    status: z.enum(issueStatuses).meta({
+      description: 'New issues are unresolved; an event for a resolved issue makes it unresolved again (a regression)',
+    }),
+    statusChangedAt: epochMs.nullable().meta({
+      description:
+        'When the issue took its status: when it was created, changed by PATCH, or regressed (null for issues older than triage)',
+    }),
+    regressedAt: epochMs.nullable().meta({
+      description: 'When an event last reopened it after it was resolved (the receipt of that event); null if never',
+    }),
+    culprit: z.string().nullable().meta({
+      description:
+        'Where it happens: `function (file)` of the innermost in-app stack frame, or a failed request’s method and URL path',
+    }),
     level: z.enum(eventLevels).meta({ description: 'Level of its latest event; error when the event had none' }),
     lastRelease: z.string().nullable().meta({ description: 'Release of its latest event that had one' }),
   })
@@ -83,7 +73,7 @@ export const ZAuthResponseSchema = z.object({ token: z.string(), user: ZUserSche
 // Numbers in the query are integers to every client (the OpenAPI document, the typed client). Over REST a query
 // value is text: the REST layer hands it over as a number only when it is written as a canonical integer, so "",
 // "abc", "1.5", "1e3" and "01" reach these schemas as text and fail, never a default (api/src/rest.ts, queryValue).
-export const queryInteger = (min: number, max: number) => z.int().min(min).max(max);
+const queryInteger = (min: number, max: number) => z.int().min(min).max(max);
 
 export const queryEpochMs = queryInteger(0, 8_640_000_000_000_000).meta({
   description: 'Milliseconds since the Unix epoch',

@@ -8,7 +8,7 @@ import { validateSessionToken } from './auth/sessions';
 import type { Context } from './context';
 import { errorStatus, fail, toAppError } from './errors';
 
-export interface ContractMeta {
+interface ContractMeta {
   /** Status of a successful answer; 200 unless stated. */
   status?: 200 | 201 | 204;
   /** Error codes this route can answer with besides the ones every route can (INTERNAL, UNAVAILABLE). */

@@ -46,7 +46,8 @@ export interface CollectorEvent {
 // Compile-time guard: if the server's event schema changes in a way the SDK's events no longer fit, this stops the
 // typecheck. Type-only, so nothing of the schema (or zod) reaches the bundle.
 type Fits<T extends EventInput> = T;
-export type CheckedEvent = Fits<CollectorEvent>;
+// biome-ignore lint/correctness/noUnusedVariables: the guard is the type check itself; nothing reads it
+type CheckedEvent = Fits<CollectorEvent>;
 
 /** Bounds the server enforces (a longer url or userAgent would reject the event) and sizes that keep a beacon small. */
 export const fieldLimits = {

@@ -27,7 +27,7 @@ function absoluteUrl(url: string): string {
 }
 
 /** `div.cart > button#checkout`: enough to know which control was clicked, without its text (which may be personal). */
-export function describeElement(target: unknown): string {
+function describeElement(target: unknown): string {
   const parts: string[] = [];
   let element = target as Element | null;
   while (element && element.nodeType === 1 && parts.length < 3) {

@@ -4,7 +4,7 @@
 import { limits } from '@collector/domain/limits';
 import { parseRetryAfter } from '@collector/domain/retry-after';
 
-export interface TransportResponse {
+interface TransportResponse {
   status: number;
   headers: { get(name: string): string | null };
 }
@@ -15,7 +15,7 @@ export type FetchLike = (
 ) => Promise<TransportResponse>;
 
 /** navigator.sendBeacon with a string body: sent as text/plain;charset=UTF-8, which the collector takes. */
-export type BeaconLike = (url: string, body: string) => boolean;
+type BeaconLike = (url: string, body: string) => boolean;
 
 export interface TransportOptions {
   /** The collector's ingestion URL, .../api/events/batch. */
@@ -31,7 +31,7 @@ export interface TransportOptions {
   random?: () => number;
 }
 
-export const BATCH_MAX_EVENTS: number = limits.batchMaxEvents;
+const BATCH_MAX_EVENTS: number = limits.batchMaxEvents;
 /** The events' JSON may fill the collector's 1 MiB but for the envelope: `{"appKey":...,"events":[...]}` and the commas. */
 const ENVELOPE_MARGIN_BYTES = 4 * 1024;
 const BATCH_MAX_BYTES = limits.ingestBodyBytes - ENVELOPE_MARGIN_BYTES;

@@ -12,7 +12,7 @@ import { buildSdk, IIFE_FILE, stopBuilder } from '@collector/sdk-browser/build';
 import type { RequestHandler } from 'express';
 import type { Logger } from './logger';
 
-export const SDK_PATH = `/sdk/${IIFE_FILE}`;
+const SDK_PATH = `/sdk/${IIFE_FILE}`;
 
 interface ServedFile {
   type: string;

@@ -1,12 +1,14 @@
 // Starts the real service on an ephemeral port against a real database, and speaks HTTP to it.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { RateLimitConfig } from '@collector/api';
 import { openDatabase, sql } from '@collector/db';
 import { testBackend, testDatabaseUrl } from '@collector/db/testing';
+import type { Browser } from 'playwright-core';
 import { afterAll, expect, onTestFinished } from 'vitest';
 import type { AlertOptions } from '../src/alerts/worker';
 import { createLogger, type Logger } from '../src/logger';
@@ -26,7 +28,7 @@ export interface TestServer extends RunningServer {
   call(method: string, path: string, options?: CallOptions): Promise<Reply>;
 }
 
-export interface CallOptions {
+interface CallOptions {
   token?: string;
   body?: unknown;
   /** Sent as is, instead of JSON-encoding `body`. */
@@ -306,4 +308,39 @@ export async function startService(
   const listening = await waitFor(/listening on http:\/\//, 60_000);
   const url = /listening on (http:\/\/[^\s"]+)/.exec(listening)?.[1] as string;
   return { child, url, output, exit, waitFor };
+}
+
+/**
+ * Headless chromium through playwright-core: Debian's, or CHROMIUM_PATH's. It starts none of a new profile's
+ * background traffic (updates, sync), so a test sees only the requests its pages make.
+ */
+export async function launchChromium(): Promise<Browser> {
+  // Loaded here, not by every test file that imports the harness.
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** Where the dashboard tests' screenshots land (git-ignored). */
+export const dashboardArtifacts = fileURLToPath(new URL('./artifacts/dashboard-ui/', import.meta.url));
+
+/**
+ * A browser for the dashboard as the service serves it: the dashboard is built first, but only when its dist is
+ * missing or older than its sources (a second or so with rolldown), and the screenshots' folder made.
+ */
+export async function launchDashboardBrowser(): Promise<Browser> {
+  const ensureBuilt = fileURLToPath(new URL('../../dashboard/scripts/ensure-built.mjs', import.meta.url));
+  await promisify(execFile)(process.execPath, [ensureBuilt], { timeout: 120_000 });
+  mkdirSync(dashboardArtifacts, { recursive: true });
+  return launchChromium();
 }

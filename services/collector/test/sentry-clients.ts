@@ -22,7 +22,7 @@ export async function runPythonClient(dsn: string): Promise<void> {
   await run('/usr/bin/python3', [here('python-client.py'), dsn], { timeout: 30_000 });
 }
 
-export const browserScenarios = ['uncaught', 'rejection', 'message', 'fetch'] as const;
+const browserScenarios = ['uncaught', 'rejection', 'message', 'fetch'] as const;
 export type BrowserScenario = (typeof browserScenarios)[number];
 
 async function listen(server: Server): Promise<string> {

@@ -60,22 +60,6 @@ function record(tally: Tally, status: number, body: string, batchSize: number) {
   }
 }
 
-export interface RoundResult {
-  target: string;
-  label: string;
-  seconds: number;
-  requests: number;
-  non2xx: number;
-  /** Connection errors and timeouts (no answer at all). */
-  errors: number;
-  accepted: number;
-  eventsPerSecond: number;
-  p50: number;
-  p99: number;
-  max: number;
-  cpu: { server: number; postgres: number; loadgen: number };
-}
-
 /** The counts a round's figures are the difference of. */
 type RoundCounts = Pick<Tally, 'requests' | 'non2xx' | 'accepted'>;
 

@@ -43,7 +43,7 @@ function framesOf(stack: string | undefined) {
 }
 
 /** The same event as @sentry/browser 11 would send it (fields it always sends included: sdk, contexts, request). */
-export function asSentryEvent(event: CollectorEvent): Record<string, unknown> {
+function asSentryEvent(event: CollectorEvent): Record<string, unknown> {
   const isRequest = event.type === 'request' && event.request;
   return {
     event_id: event.eventId.slice(4).replace(/[^0-9a-zA-Z]/g, ''),

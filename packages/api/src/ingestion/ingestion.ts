@@ -35,7 +35,7 @@ export type Delivery =
   /** A Sentry envelope's or store body's events (at most one), and its items of other types, skipped. */
   | { format: 'sentry'; events: readonly SentryItem[]; skippedItems: number };
 
-export interface Rejection {
+interface Rejection {
   index: number;
   eventId?: string;
   code: 'VALIDATION_FAILED';

@@ -11,7 +11,7 @@ export const WEBHOOK_TIMEOUT_MS = 10_000;
 const MAX_ANSWER_BYTES = 4096;
 
 /** `sha256=<hex HMAC-SHA256 of the raw body keyed by the rule's secret>`. */
-export function webhookSignature(secret: string, body: string): string {
+function webhookSignature(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 

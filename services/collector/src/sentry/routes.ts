@@ -8,10 +8,10 @@ import { type Request, type RequestHandler, Router } from 'express';
 import { sendJson } from '../errors';
 import { heldBytes, readEnvelope, readStoreBody, type SentryEnvelope } from './envelope';
 
-export const SENTRY_PATHS = ['/api/:projectId/envelope', '/api/:projectId/store'];
+const SENTRY_PATHS = ['/api/:projectId/envelope', '/api/:projectId/store'];
 
 /** `X-Sentry-Auth: Sentry sentry_key=<key>, sentry_version=7, sentry_client=...`: its sentry_key. */
-export function keyFromAuthHeader(header: string | undefined): string | undefined {
+function keyFromAuthHeader(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const fields = header.replace(/^\s*sentry\s+/i, '');
   for (const field of fields.split(',')) {

@@ -1,5 +1,4 @@
 import { credentialsSchema, emailSchema, limits } from '@collector/domain';
-import type { z } from 'zod';
 import { ZAuthResponseSchema } from '../../schemas';
 import type { Meta } from '../../trpc';
 
@@ -33,4 +32,3 @@ export const ZRegisterRequestSchema = credentialsSchema.extend({
   }),
 });
 export const ZRegisterResponseSchema = ZAuthResponseSchema;
-export type TRegisterRequest = z.infer<typeof ZRegisterRequestSchema>;

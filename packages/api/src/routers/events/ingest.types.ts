@@ -45,6 +45,3 @@ export const ZIngestResponseSchema = z.object({
     }),
   ),
 });
-
-export type TIngestRequest = z.infer<typeof ZIngestRequestSchema>;
-export type TIngestResponse = z.infer<typeof ZIngestResponseSchema>;

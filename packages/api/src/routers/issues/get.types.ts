@@ -20,7 +20,7 @@ export const getIssueMeta: Meta = {
 };
 
 /** The REST layer hands path parameters over as sent, still percent-encoded (%3A); the typed client sends them raw. */
-export function decodePathParameter(value: string): string {
+function decodePathParameter(value: string): string {
   try {
     return decodeURIComponent(value);
   } catch {
@@ -50,7 +50,7 @@ const ZCountsSchema = z.array(
   z.object({ value: z.string().nullable().meta({ description: 'null: not sent' }), events: z.int().min(1) }),
 );
 
-export const ZIssueBreakdownSchema = z
+const ZIssueBreakdownSchema = z
   .object({
     events: z
       .int()

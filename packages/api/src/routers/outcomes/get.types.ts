@@ -24,6 +24,3 @@ export const ZOutcomesRequestSchema = ZOwnAppsWindowSchema;
 export const ZOutcomesResponseSchema = z.object({
   outcomes: z.array(z.object({ reason: z.enum(outcomeReasons), events: z.int().min(0) })),
 });
-
-export type TOutcomesRequest = z.infer<typeof ZOutcomesRequestSchema>;
-export type TOutcomesResponse = z.infer<typeof ZOutcomesResponseSchema>;
