@@ -28,7 +28,10 @@ export function issueId(appKey: string, fingerprint: string): string {
   return `${appKey}:${fingerprint}`;
 }
 
-/** Splits `<appKey>:<fingerprint>`; app keys hold no colon, fingerprints hold exactly one. */
+/**
+ * Splits `<appKey>:<fingerprint>` at the first colon (app keys hold none). The rest must hold a colon, as every
+ * fingerprint does (`<errorType>:<hash>`); which fingerprint exists is the database's to say.
+ */
 export function parseIssueId(id: string): { appKey: string; fingerprint: string } | null {
   const colon = id.indexOf(':');
   if (colon <= 0) return null;
