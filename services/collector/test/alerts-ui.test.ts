@@ -1,16 +1,18 @@
 // The Alerts page in a real browser (Debian chromium through playwright-core): create a rule, send a test, see the
 // delivery with its status and attempts, see the alert a new issue sends, delete the rule.
-import { execFile } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { promisify } from 'node:util';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backend, createApp, makeEvent, sendBatch, signUp, startTestServer } from './harness';
+import {
+  dashboardArtifacts as artifacts,
+  backend,
+  createApp,
+  launchDashboardBrowser,
+  makeEvent,
+  sendBatch,
+  signUp,
+  startTestServer,
+} from './harness';
 import { startReceiver } from './webhook-receiver';
-
-const ensureBuilt = new URL('../../dashboard/scripts/ensure-built.mjs', import.meta.url).pathname;
-const artifacts = new URL('./artifacts/dashboard-ui/', import.meta.url).pathname;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const server = await startTestServer({ alerts: { allowPrivateNetworks: true, pollMs: 100 } });
 const base = server.url.replace('localhost', '127.0.0.1');
@@ -20,13 +22,7 @@ afterAll(() => receiver.close());
 let browser: Browser;
 let page: Page;
 beforeAll(async () => {
-  await promisify(execFile)(process.execPath, [ensureBuilt], { timeout: 120_000 });
-  mkdirSync(artifacts, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
-  });
+  browser = await launchDashboardBrowser();
   page = await (
     await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', timezoneId: 'UTC' })
   ).newPage();

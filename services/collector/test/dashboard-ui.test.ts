@@ -1,20 +1,22 @@
 // The dashboard in a real browser (Debian chromium through playwright-core) against the real service: a new user
 // signs up, creates apps, events arrive through the API, and every screen shows them. Screenshots of each screen
 // land in test/artifacts/dashboard-ui/ (git-ignored).
-import { execFile } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { errorStatus } from '@collector/api';
 import express from 'express';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveDashboard } from '../src/dashboard';
 import { createLogger } from '../src/logger';
-import { backend, makeEvent, PASSWORD, sendBatch, startTestServer, uniqueEmail } from './harness';
-
-const ensureBuilt = new URL('../../dashboard/scripts/ensure-built.mjs', import.meta.url).pathname;
-const artifacts = new URL('./artifacts/dashboard-ui/', import.meta.url).pathname;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import {
+  dashboardArtifacts as artifacts,
+  backend,
+  launchDashboardBrowser,
+  makeEvent,
+  PASSWORD,
+  sendBatch,
+  startTestServer,
+  uniqueEmail,
+} from './harness';
 
 const server = await startTestServer();
 const base = server.url.replace('localhost', '127.0.0.1');
@@ -26,21 +28,7 @@ const requestedUrls: string[] = [];
 const browserErrors: string[] = [];
 
 beforeAll(async () => {
-  // Builds only when dist is missing or older than the dashboard's sources (a second or so with rolldown).
-  await promisify(execFile)(process.execPath, [ensureBuilt], { timeout: 120_000 });
-  mkdirSync(artifacts, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchDashboardBrowser();
   context = await browser.newContext({
     viewport: { width: 1280, height: 860 },
     colorScheme: 'light',

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { computeFingerprint } from '@collector/domain';
 import { buildSdk } from '@collector/sdk-browser/build';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, readmeBlock, signUp, startTestServer } from './harness';
+import { createApp, launchChromium, readmeBlock, signUp, startTestServer } from './harness';
 
 const sdkPackage = JSON.parse(
   readFileSync(new URL('../../../packages/sdk-browser/package.json', import.meta.url), 'utf8'),
@@ -157,18 +157,7 @@ beforeAll(async () => {
   // Built here, into a folder of this run's own, so the test always runs the current source.
   const built = await buildSdk({ outdir });
   bundle = await readFile(built.iife.path, 'utf8');
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
