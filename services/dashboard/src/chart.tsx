@@ -1,6 +1,7 @@
 // Events over time as stacked bars (errors, failed requests), drawn in SVG: no chart library, no external assets.
 import type { Timeseries } from './api';
 import { countOf, formatNumber } from './numbers';
+import { Table } from './table';
 
 const hourLabel = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 const dayLabel = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
@@ -70,28 +71,16 @@ export function EventsChart({ series }: { series: Timeseries }) {
       </figcaption>
       <details className="chart-table">
         <summary>Show as a table</summary>
-        <div className="table-scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{bucket === 'hour' ? 'Hour' : 'Day'}</th>
-                <th scope="col">Events</th>
-                <th scope="col">Errors</th>
-                <th scope="col">Failed requests</th>
-              </tr>
-            </thead>
-            <tbody>
-              {buckets.map((entry) => (
-                <tr key={entry.start}>
-                  <td>{fullLabel.format(entry.start)}</td>
-                  <td className="number">{formatNumber(entry.events)}</td>
-                  <td className="number">{formatNumber(entry.errors)}</td>
-                  <td className="number">{formatNumber(entry.failedRequests)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table columns={[bucket === 'hour' ? 'Hour' : 'Day', 'Events', 'Errors', 'Failed requests']}>
+          {buckets.map((entry) => (
+            <tr key={entry.start}>
+              <td>{fullLabel.format(entry.start)}</td>
+              <td className="number">{formatNumber(entry.events)}</td>
+              <td className="number">{formatNumber(entry.errors)}</td>
+              <td className="number">{formatNumber(entry.failedRequests)}</td>
+            </tr>
+          ))}
+        </Table>
       </details>
     </figure>
   );

@@ -4,6 +4,7 @@ import { type AlertDelivery, type AlertRule, type AlertTrigger, client, endSessi
 import { Link, paths, useTitle } from '../navigation';
 import { useQuery } from '../query';
 import { ErrorState, NoSuchApp, QueryStatus } from '../states';
+import { Table } from '../table';
 import { Time } from '../time';
 import { useWorkspace } from '../workspace';
 
@@ -120,57 +121,45 @@ export function AlertsScreen({ appKey }: { appKey: string }) {
           <p className="muted">No rules yet: nobody hears of this app's new issues until you add one.</p>
         )}
         {alerts.data && alerts.data.length > 0 && (
-          <div className="table-scroll">
-            <table className="alerts responsive">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Where</th>
-                  <th scope="col">Signing secret</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {alerts.data.map((alert) => (
-                  <tr key={alert.id} data-alert-id={alert.id}>
-                    <td>{describeTrigger(alert)}</td>
-                    <td data-label="Where">{describeChannel(alert)}</td>
-                    <td data-label="Secret">
-                      {alert.channel.type === 'webhook' ? (
-                        <code>{alert.secret}</code>
-                      ) : (
-                        <span className="muted">not used</span>
-                      )}
-                    </td>
-                    <td data-label="Created">
-                      <Time ms={alert.createdAt} />
-                    </td>
-                    <td>
-                      <button
-                        type="button"
-                        className="button button-small"
-                        disabled={busy}
-                        onClick={() => void sendTest(alert)}
-                      >
-                        Send a test
-                      </button>{' '}
-                      <button
-                        type="button"
-                        className="button button-small button-quiet"
-                        disabled={busy}
-                        onClick={() => void remove(alert)}
-                      >
-                        Delete
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            className="alerts responsive"
+            columns={['When', 'Where', 'Signing secret', 'Created', { name: 'Actions', hidden: true }]}
+          >
+            {alerts.data.map((alert) => (
+              <tr key={alert.id} data-alert-id={alert.id}>
+                <td>{describeTrigger(alert)}</td>
+                <td data-label="Where">{describeChannel(alert)}</td>
+                <td data-label="Secret">
+                  {alert.channel.type === 'webhook' ? (
+                    <code>{alert.secret}</code>
+                  ) : (
+                    <span className="muted">not used</span>
+                  )}
+                </td>
+                <td data-label="Created">
+                  <Time ms={alert.createdAt} />
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    className="button button-small"
+                    disabled={busy}
+                    onClick={() => void sendTest(alert)}
+                  >
+                    Send a test
+                  </button>{' '}
+                  <button
+                    type="button"
+                    className="button button-small button-quiet"
+                    disabled={busy}
+                    onClick={() => void remove(alert)}
+                  >
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
       </section>
 
@@ -229,44 +218,31 @@ export function AlertsScreen({ appKey }: { appKey: string }) {
         <QueryStatus query={deliveries} failure="Could not load the deliveries" />
         {deliveries.data && deliveries.data.length === 0 && <p className="muted">Nothing sent yet.</p>}
         {deliveries.data && deliveries.data.length > 0 && (
-          <div className="table-scroll">
-            <table className="deliveries responsive">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Why</th>
-                  <th scope="col">Issue</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last error</th>
-                </tr>
-              </thead>
-              <tbody>
-                {deliveries.data.map((delivery: AlertDelivery) => (
-                  <tr key={delivery.id} data-delivery-id={delivery.id}>
-                    <td>
-                      <Time ms={delivery.createdAt} />
-                    </td>
-                    <td data-label="Why">{triggerLabels[delivery.trigger]}</td>
-                    <td data-label="Issue">
-                      {delivery.issueId ? (
-                        <Link href={paths.issue(delivery.issueId)}>
-                          {delivery.issueId.split(':').slice(1).join(':')}
-                        </Link>
-                      ) : (
-                        '—'
-                      )}
-                    </td>
-                    <td data-label="Status" data-status={delivery.status}>
-                      {delivery.status}
-                    </td>
-                    <td data-label="Attempts">{delivery.attempts}</td>
-                    <td data-label="Last error">{delivery.lastError ?? ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            className="deliveries responsive"
+            columns={['When', 'Why', 'Issue', 'Status', 'Attempts', 'Last error']}
+          >
+            {deliveries.data.map((delivery: AlertDelivery) => (
+              <tr key={delivery.id} data-delivery-id={delivery.id}>
+                <td>
+                  <Time ms={delivery.createdAt} />
+                </td>
+                <td data-label="Why">{triggerLabels[delivery.trigger]}</td>
+                <td data-label="Issue">
+                  {delivery.issueId ? (
+                    <Link href={paths.issue(delivery.issueId)}>{delivery.issueId.split(':').slice(1).join(':')}</Link>
+                  ) : (
+                    '—'
+                  )}
+                </td>
+                <td data-label="Status" data-status={delivery.status}>
+                  {delivery.status}
+                </td>
+                <td data-label="Attempts">{delivery.attempts}</td>
+                <td data-label="Last error">{delivery.lastError ?? ''}</td>
+              </tr>
+            ))}
+          </Table>
         )}
       </section>
     </>

@@ -4,6 +4,7 @@ import { type FormEvent, useState } from 'react';
 import { type AppType, appTypes, client, endSessionIfRefused, messageOf } from '../api';
 import { Link, navigate, paths, useTitle } from '../navigation';
 import { EmptyState, ErrorState, QueryStatus } from '../states';
+import { Table } from '../table';
 import { Time } from '../time';
 import { useWorkspace } from '../workspace';
 
@@ -55,34 +56,22 @@ export function AppsScreen() {
         </EmptyState>
       )}
       {apps.data && apps.data.length > 0 && (
-        <div className="table-scroll">
-          <table className="apps responsive">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">appKey</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {apps.data.map((app) => (
-                <tr key={app.appKey}>
-                  <td>
-                    <Link href={paths.app(app.appKey)}>{app.name}</Link>
-                  </td>
-                  <td data-label="Type">{typeLabels[app.type]}</td>
-                  <td data-label="appKey">
-                    <code>{app.appKey}</code>
-                  </td>
-                  <td data-label="Created">
-                    <Time ms={app.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table className="apps responsive" columns={['Name', 'Type', 'appKey', 'Created']}>
+          {apps.data.map((app) => (
+            <tr key={app.appKey}>
+              <td>
+                <Link href={paths.app(app.appKey)}>{app.name}</Link>
+              </td>
+              <td data-label="Type">{typeLabels[app.type]}</td>
+              <td data-label="appKey">
+                <code>{app.appKey}</code>
+              </td>
+              <td data-label="Created">
+                <Time ms={app.createdAt} />
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
 
       <section className="panel" aria-labelledby="create-title">

@@ -10,6 +10,7 @@ import { Link, navigate, paths, sectionHref, useLocation, useTitle } from '../na
 import { formatNumber } from '../numbers';
 import { useQuery } from '../query';
 import { EmptyState, QueryStatus } from '../states';
+import { Table } from '../table';
 import { exactTime, Time } from '../time';
 import { appName, useWorkspace } from '../workspace';
 
@@ -232,55 +233,43 @@ export function IssueScreen({ id }: { id: string }) {
               {formatNumber(issue.eventCount)} events
             </span>
           </div>
-          <div className="table-scroll">
-            <table className="events responsive">
-              <thead>
-                <tr>
-                  <th scope="col">Time</th>
-                  <th scope="col">Browser</th>
-                  <th scope="col">User</th>
-                  <th scope="col">Release</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Details</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {events.map((candidate) => {
-                  const shown = candidate === event;
-                  const agent = candidate.userAgent ? describeUserAgent(candidate.userAgent) : undefined;
-                  return (
-                    <tr
-                      key={candidate.eventId}
-                      className={shown ? 'selected' : undefined}
-                      aria-current={shown ? 'true' : undefined}
+          <Table
+            className="events responsive"
+            columns={['Time', 'Browser', 'User', 'Release', { name: 'Details', hidden: true }]}
+          >
+            {events.map((candidate) => {
+              const shown = candidate === event;
+              const agent = candidate.userAgent ? describeUserAgent(candidate.userAgent) : undefined;
+              return (
+                <tr
+                  key={candidate.eventId}
+                  className={shown ? 'selected' : undefined}
+                  aria-current={shown ? 'true' : undefined}
+                >
+                  <td data-label="Time">
+                    <Link
+                      href={issueHref(id, { cursor, page: pageNumber, event: candidate.eventId })}
+                      title="A link to this event"
                     >
-                      <td data-label="Time">
-                        <Link
-                          href={issueHref(id, { cursor, page: pageNumber, event: candidate.eventId })}
-                          title="A link to this event"
-                        >
-                          <Time ms={candidate.timestamp} />
-                        </Link>
-                      </td>
-                      <td data-label="Browser">{agent ? `${agent.browser} · ${agent.os}` : '—'}</td>
-                      <td data-label="User">{candidate.anonymousId ? <code>{candidate.anonymousId}</code> : '—'}</td>
-                      <td data-label="Release">{candidate.release ?? '—'}</td>
-                      <td>
-                        {shown ? (
-                          <span className="muted">Shown above</span>
-                        ) : (
-                          <button type="button" className="button button-small" onClick={() => show(candidate.eventId)}>
-                            Show<span className="visually-hidden"> the event of {exactTime(candidate.timestamp)}</span>
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+                      <Time ms={candidate.timestamp} />
+                    </Link>
+                  </td>
+                  <td data-label="Browser">{agent ? `${agent.browser} · ${agent.os}` : '—'}</td>
+                  <td data-label="User">{candidate.anonymousId ? <code>{candidate.anonymousId}</code> : '—'}</td>
+                  <td data-label="Release">{candidate.release ?? '—'}</td>
+                  <td>
+                    {shown ? (
+                      <span className="muted">Shown above</span>
+                    ) : (
+                      <button type="button" className="button button-small" onClick={() => show(candidate.eventId)}>
+                        Show<span className="visually-hidden"> the event of {exactTime(candidate.timestamp)}</span>
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </Table>
           {(pageNumber > 1 || detail.data?.nextCursor) && (
             <nav className="pager" aria-label="Pages of events">
               <button

@@ -10,6 +10,7 @@ import { Link, navigate, paths, rememberSection, useLocation, useTitle } from '.
 import { countOf, formatNumber } from '../numbers';
 import { useQuery } from '../query';
 import { EmptyState, QueryStatus } from '../states';
+import { Table } from '../table';
 import { Time } from '../time';
 import { appName, useWorkspace } from '../workspace';
 
@@ -245,72 +246,69 @@ function IssuesList({ state }: { state: ListState }) {
         <p className="muted">No issues here.</p>
       )}
       {data && data.issues.length > 0 && (
-        <div className="table-scroll" aria-busy={issues.status === 'loading'}>
-          <table className="issues responsive">
-            <caption className="visually-hidden">Issues, page {state.page}</caption>
-            <thead>
-              <tr>
-                <th scope="col" className="select">
-                  <input
-                    type="checkbox"
-                    aria-label="Select every issue on this page"
-                    checked={allSelected}
-                    onChange={() => setSelected(allSelected ? new Set() : new Set(pageIds))}
-                  />
-                </th>
-                <th scope="col">Issue</th>
-                {showApp && <th scope="col">App</th>}
-                <th scope="col" className="number">
-                  Events
-                </th>
-                <th scope="col" className="number">
-                  Users
-                </th>
-                <th scope="col">First seen</th>
-                <th scope="col">Last seen</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.issues.map((issue) => (
-                <tr key={issue.id} className={selected.has(issue.id) ? 'selected' : undefined}>
-                  <td className="select">
-                    <input
-                      type="checkbox"
-                      aria-label={`Select ${issue.message || issue.errorType}`}
-                      checked={selected.has(issue.id)}
-                      onChange={() =>
-                        setSelected((current) => {
-                          const next = new Set(current);
-                          if (!next.delete(issue.id)) next.add(issue.id);
-                          return next;
-                        })
-                      }
-                    />
-                  </td>
-                  <td className="issue-cell">
-                    <Link href={paths.issue(issue.id)} className="issue-link">
-                      <IssueName issue={issue} />
-                    </Link>
-                    <IssueBadges issue={issue} />
-                  </td>
-                  {showApp && <td data-label="App">{appName(apps.data, issue.appKey)}</td>}
-                  <td data-label="Events" className="number">
-                    {formatNumber(issue.eventCount)}
-                  </td>
-                  <td data-label="Users" className="number">
-                    {formatNumber(issue.userCount)}
-                  </td>
-                  <td data-label="First seen">
-                    <Time ms={issue.firstSeenAt} />
-                  </td>
-                  <td data-label="Last seen">
-                    <Time ms={issue.lastSeenAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          className="issues responsive"
+          caption={`Issues, page ${state.page}`}
+          busy={issues.status === 'loading'}
+          columns={[
+            {
+              name: 'Select',
+              className: 'select',
+              heading: (
+                <input
+                  type="checkbox"
+                  aria-label="Select every issue on this page"
+                  checked={allSelected}
+                  onChange={() => setSelected(allSelected ? new Set() : new Set(pageIds))}
+                />
+              ),
+            },
+            'Issue',
+            ...(showApp ? ['App'] : []),
+            { name: 'Events', className: 'number' },
+            { name: 'Users', className: 'number' },
+            'First seen',
+            'Last seen',
+          ]}
+        >
+          {data.issues.map((issue) => (
+            <tr key={issue.id} className={selected.has(issue.id) ? 'selected' : undefined}>
+              <td className="select">
+                <input
+                  type="checkbox"
+                  aria-label={`Select ${issue.message || issue.errorType}`}
+                  checked={selected.has(issue.id)}
+                  onChange={() =>
+                    setSelected((current) => {
+                      const next = new Set(current);
+                      if (!next.delete(issue.id)) next.add(issue.id);
+                      return next;
+                    })
+                  }
+                />
+              </td>
+              <td className="issue-cell">
+                <Link href={paths.issue(issue.id)} className="issue-link">
+                  <IssueName issue={issue} />
+                </Link>
+                <IssueBadges issue={issue} />
+              </td>
+              {showApp && <td data-label="App">{appName(apps.data, issue.appKey)}</td>}
+              <td data-label="Events" className="number">
+                {formatNumber(issue.eventCount)}
+              </td>
+              <td data-label="Users" className="number">
+                {formatNumber(issue.userCount)}
+              </td>
+              <td data-label="First seen">
+                <Time ms={issue.firstSeenAt} />
+              </td>
+              <td data-label="Last seen">
+                <Time ms={issue.lastSeenAt} />
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       {data && (state.page > 1 || data.nextCursor) && (
         <nav className="pager" aria-label="Pages">
