@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
 import { openDatabase } from '../src/connection';
@@ -105,4 +106,15 @@ export async function emptyTestDatabaseUrl(): Promise<string> {
     });
   }
   return url;
+}
+
+/**
+ * User `userId` and a web app of theirs, `appKey`, written by raw SQL with the first migration's columns only: a
+ * migration's test runs on a schema older than the one the typed helpers (insertApp) write.
+ */
+export async function insertUserAndApp(db: Kysely<any>, userId: string, appKey: string): Promise<void> {
+  await sql`insert into users (id, email, password_hash, created_at)
+    values (${userId}, ${`${userId}@example.com`}, '-', 0)`.execute(db);
+  await sql`insert into apps (app_key, user_id, name, type, created_at)
+    values (${appKey}, ${userId}, ${appKey}, 'web', 0)`.execute(db);
 }

@@ -4,7 +4,7 @@
 import { HOUR } from '@collector/domain';
 import { Migrator, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { emptyTestDatabaseUrl } from '../../test/database';
+import { emptyTestDatabaseUrl, insertUserAndApp } from '../../test/database';
 import { openDatabase } from '../connection';
 import { migrations } from './index';
 
@@ -24,12 +24,7 @@ const kinds = async () => {
 describe('migration 0008: activity kinds in words', () => {
   it('renames the stored kinds and counts them with the recreated function, and goes back', async () => {
     expect((await migrator.migrateTo('2026_11_21_0007_activity_by_hour')).error).toBeUndefined();
-    await sql`insert into users (id, email, password_hash, created_at) values ('user_m', 'm@example.com', '-', 0)`.execute(
-      db,
-    );
-    await sql`insert into apps (app_key, user_id, name, type, created_at) values ('web_m', 'user_m', 'M', 'web', 0)`.execute(
-      db,
-    );
+    await insertUserAndApp(db, 'user_m', 'web_m');
     // One user and one issue, each active in hours 100 (day 4) and 130 (day 5).
     await sql`insert into activity_hours (app_key, kind, subject, hour, prev_hour) values
       ('web_m', 'u', 'anon_1', 100, -1), ('web_m', 'u', 'anon_1', 130, 100), ('web_m', 'i', 'TypeError:a', 100, -1), ('web_m', 'i', 'TypeError:a', 130, 100)`.execute(

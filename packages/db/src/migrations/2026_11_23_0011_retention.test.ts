@@ -4,6 +4,7 @@
 import { DAY } from '@collector/domain';
 import { Migrator, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import { insertUserAndApp } from '../../test/database';
 import { openDatabase } from '../connection';
 import { prepareBatch, storePreparedBatches } from '../ingest';
 import { migrations } from './index';
@@ -24,12 +25,7 @@ const stored = async () =>
 describe('migration 0011: events partitioned by day, ids in event_ids', () => {
   it('carries every event over, keeps their ids as duplicates, and goes back', async () => {
     expect((await migrator.migrateTo('2026_11_23_0008_activity_kind_names')).error).toBeUndefined();
-    await sql`insert into users (id, email, password_hash, created_at) values ('user_r', 'r@example.com', '-', 0)`.execute(
-      db,
-    );
-    await sql`insert into apps (app_key, user_id, name, type, created_at) values ('web_r', 'user_r', 'R', 'web', 0)`.execute(
-      db,
-    );
+    await insertUserAndApp(db, 'user_r', 'web_r');
     await sql`insert into app_totals (app_key) values ('web_r')`.execute(db);
     const today = Math.floor(Date.now() / DAY) * DAY;
     // An event of today, one 200 days old (its day gets a partition too), one before 1970 (the default partition).
