@@ -10,6 +10,7 @@ import { Link, navigate, paths, sectionHref, useLocation, useTitle } from '../na
 import { formatNumber } from '../numbers';
 import { useQuery } from '../query';
 import { EmptyState, QueryStatus } from '../states';
+import { StatusActions } from '../status-actions';
 import { Table } from '../table';
 import { exactTime, Time } from '../time';
 import { appName, useWorkspace } from '../workspace';
@@ -109,26 +110,7 @@ export function IssueScreen({ id }: { id: string }) {
         </div>
         <div className="toolbar">
           {issue && <IssueBadges issue={issue} />}
-          {issue && issue.status !== 'resolved' && (
-            <button
-              type="button"
-              className="button button-primary"
-              disabled={change.busy}
-              onClick={() => setStatus('resolved')}
-            >
-              Resolve
-            </button>
-          )}
-          {issue && issue.status !== 'ignored' && (
-            <button type="button" className="button" disabled={change.busy} onClick={() => setStatus('ignored')}>
-              Ignore
-            </button>
-          )}
-          {issue && issue.status !== 'unresolved' && (
-            <button type="button" className="button" disabled={change.busy} onClick={() => setStatus('unresolved')}>
-              Reopen
-            </button>
-          )}
+          {issue && <StatusActions current={issue.status} busy={change.busy} primary="resolved" onChange={setStatus} />}
           <button type="button" className="button" onClick={detail.reload}>
             Refresh
           </button>

@@ -10,6 +10,7 @@ import { Link, navigate, paths, rememberSection, useLocation, useTitle } from '.
 import { countOf, formatNumber } from '../numbers';
 import { useQuery } from '../query';
 import { EmptyState, QueryStatus } from '../states';
+import { StatusActions } from '../status-actions';
 import { Table } from '../table';
 import { Time } from '../time';
 import { appName, useWorkspace } from '../workspace';
@@ -191,36 +192,7 @@ function IssuesList({ state }: { state: ListState }) {
           <fieldset className="toolbar">
             <legend className="visually-hidden">With the selected issues</legend>
             <span>{countOf(selected.size, 'issue')} selected</span>
-            {state.status !== 'resolved' && (
-              <button
-                type="button"
-                className="button"
-                disabled={busy}
-                onClick={() => setStatus('resolved', [...selected])}
-              >
-                Resolve
-              </button>
-            )}
-            {state.status !== 'ignored' && (
-              <button
-                type="button"
-                className="button"
-                disabled={busy}
-                onClick={() => setStatus('ignored', [...selected])}
-              >
-                Ignore
-              </button>
-            )}
-            {state.status !== 'unresolved' && (
-              <button
-                type="button"
-                className="button"
-                disabled={busy}
-                onClick={() => setStatus('unresolved', [...selected])}
-              >
-                Reopen
-              </button>
-            )}
+            <StatusActions current={state.status} busy={busy} onChange={(status) => setStatus(status, [...selected])} />
           </fieldset>
         )}
       </div>
