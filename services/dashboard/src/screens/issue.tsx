@@ -1,7 +1,7 @@
 // One issue: its status (resolve, ignore, reopen), where it happens, 30 days of events, who it reaches (browsers,
 // releases, environments), the stack and breadcrumbs of one event, and its events a page at a time.
 import { describeUserAgent } from '@collector/domain/user-agent';
-import { useEffect, useRef, useState } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { type Breakdown, client, type IssueStatus, messageOf, type StoredEvent } from '../api';
 import { EventsChart } from '../chart';
 import { CodeBlock } from '../code-block';
@@ -125,62 +125,35 @@ export function IssueScreen({ id }: { id: string }) {
       <QueryStatus query={detail} failure="Could not load this issue" />
       {issue && (
         <dl className="facts">
-          <div>
-            <dt>Status</dt>
-            <dd>
-              {statusLabels[issue.status]}
-              {issue.statusChangedAt !== null && (
-                <>
-                  {' '}
-                  <span className="muted">
-                    since <Time ms={issue.statusChangedAt} />
-                  </span>
-                </>
-              )}
-            </dd>
-          </div>
-          <div>
-            <dt>Events</dt>
-            <dd>{formatNumber(issue.eventCount)}</dd>
-          </div>
-          <div>
-            <dt>Users</dt>
-            <dd>{formatNumber(issue.userCount)}</dd>
-          </div>
-          <div>
-            <dt>First seen</dt>
-            <dd>
-              <Time ms={issue.firstSeenAt} />
-            </dd>
-          </div>
-          <div>
-            <dt>Last seen</dt>
-            <dd>
-              <Time ms={issue.lastSeenAt} />
-            </dd>
-          </div>
+          <Fact label="Status">
+            {statusLabels[issue.status]}
+            {issue.statusChangedAt !== null && (
+              <>
+                {' '}
+                <span className="muted">
+                  since <Time ms={issue.statusChangedAt} />
+                </span>
+              </>
+            )}
+          </Fact>
+          <Fact label="Events">{formatNumber(issue.eventCount)}</Fact>
+          <Fact label="Users">{formatNumber(issue.userCount)}</Fact>
+          <Fact label="First seen">
+            <Time ms={issue.firstSeenAt} />
+          </Fact>
+          <Fact label="Last seen">
+            <Time ms={issue.lastSeenAt} />
+          </Fact>
           {issue.regressedAt !== null && (
-            <div>
-              <dt>Regressed</dt>
-              <dd>
-                <Time ms={issue.regressedAt} />
-              </dd>
-            </div>
+            <Fact label="Regressed">
+              <Time ms={issue.regressedAt} />
+            </Fact>
           )}
-          <div>
-            <dt>Level</dt>
-            <dd>{issue.level}</dd>
-          </div>
-          <div>
-            <dt>Last release</dt>
-            <dd>{issue.lastRelease ?? '—'}</dd>
-          </div>
-          <div className="fact-wide">
-            <dt>Fingerprint</dt>
-            <dd>
-              <code>{issue.fingerprint}</code>
-            </dd>
-          </div>
+          <Fact label="Level">{issue.level}</Fact>
+          <Fact label="Last release">{issue.lastRelease ?? '—'}</Fact>
+          <Fact label="Fingerprint" wide>
+            <code>{issue.fingerprint}</code>
+          </Fact>
         </dl>
       )}
       {issue && (
@@ -287,6 +260,16 @@ export function IssueScreen({ id }: { id: string }) {
         </section>
       )}
     </>
+  );
+}
+
+/** One line of a list of facts (`dl`): what it is, and its value. */
+function Fact({ label, wide = false, children }: { label: string; wide?: boolean; children: ReactNode }) {
+  return (
+    <div className={wide ? 'fact-wide' : undefined}>
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
   );
 }
 
@@ -433,10 +416,9 @@ function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; late
           {context
             .filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '')
             .map(([label, value]) => (
-              <div key={label}>
-                <dt>{label}</dt>
-                <dd>{value}</dd>
-              </div>
+              <Fact key={label} label={label}>
+                {value}
+              </Fact>
             ))}
         </dl>
       </section>
