@@ -321,6 +321,12 @@ function IssuesList({ state }: { state: ListState }) {
   );
 }
 
+/** The text filters on one field of an event, each as long as that field may be. */
+const eventFieldFilters = [
+  { name: 'release', label: 'Release' },
+  { name: 'environment', label: 'Environment' },
+] as const;
+
 /** Search, type, release, environment and sort; text filters apply on Enter or Apply, the others at once. */
 function Filters({ state, onChange }: { state: ListState; onChange: (change: Partial<ListState>) => void }) {
   const apply = (event: FormEvent<HTMLFormElement>) => {
@@ -342,24 +348,12 @@ function Filters({ state, onChange }: { state: ListState; onChange: (change: Par
             placeholder="Message, error type or culprit"
           />
         </label>
-        <label className="field">
-          <span>Release</span>
-          <input
-            name="release"
-            defaultValue={state.release ?? ''}
-            maxLength={eventFieldChars.release}
-            placeholder="Any"
-          />
-        </label>
-        <label className="field">
-          <span>Environment</span>
-          <input
-            name="environment"
-            defaultValue={state.environment ?? ''}
-            maxLength={eventFieldChars.environment}
-            placeholder="Any"
-          />
-        </label>
+        {eventFieldFilters.map(({ name, label }) => (
+          <label key={name} className="field">
+            <span>{label}</span>
+            <input name={name} defaultValue={state[name] ?? ''} maxLength={eventFieldChars[name]} placeholder="Any" />
+          </label>
+        ))}
         <label className="field">
           <span>Type</span>
           <select
