@@ -1,34 +1,11 @@
 // Group commit against a real database: a fresh one in the embedded cluster, or PostgreSQL with TEST_DATABASE_URL.
-import { randomBytes } from 'node:crypto';
 import type { StoredEvent } from '@collector/domain';
-import { afterAll, describe, expect, it } from 'vitest';
-import { testDatabaseUrl } from '../test/database';
-import { insertApp } from './apps';
-import { openDatabase } from './connection';
+import { describe, expect, it } from 'vitest';
 import { EventWriter } from './event-writer';
+import { openWritePathDatabase } from './write-path/testing';
 
-const database = await openDatabase({ url: await testDatabaseUrl() });
-afterAll(() => database.close());
-
-const suffix = Math.random().toString(36).slice(2, 10);
-const userId = `user_writer${suffix}`;
-await database.db
-  .insertInto('users')
-  .values({ id: userId, email: `${userId}@example.com`, password_hash: '-', created_at: 0 })
-  .execute();
-
-async function newApp(name: string) {
-  const appKey = `web_${name}${suffix}${Math.random().toString(36).slice(2, 8)}`;
-  await insertApp(database.db, {
-    app_key: appKey,
-    user_id: userId,
-    name,
-    type: 'web',
-    created_at: 0,
-    public_key: randomBytes(16).toString('hex'),
-  });
-  return appKey;
-}
+const { db, newAccount, appTotals } = await openWritePathDatabase('writer');
+const { newApp } = await newAccount();
 
 const now = Date.now();
 const event = (appKey: string, id: string, extra: Partial<StoredEvent> = {}): StoredEvent => ({
@@ -44,9 +21,9 @@ const event = (appKey: string, id: string, extra: Partial<StoredEvent> = {}): St
 
 describe('EventWriter', () => {
   it('merges batches that arrive while a write is in flight, and answers each with its own counts', async () => {
-    const one = await newApp('one');
-    const two = await newApp('two');
-    const writer = new EventWriter(database.db, { concurrency: 1 });
+    const one = await newApp();
+    const two = await newApp();
+    const writer = new EventWriter(db, { concurrency: 1 });
     const writes = Array.from({ length: 20 }, (_, i) =>
       writer.write({ appKey: i % 2 ? one : two, events: [event(i % 2 ? one : two, `b${i}`)], receivedAt: now }),
     );
@@ -55,24 +32,15 @@ describe('EventWriter', () => {
     const results = await Promise.all(writes);
     expect(results).toMatchObject(Array.from({ length: 20 }, () => ({ stored: 1, duplicates: 0 })));
     for (const appKey of [one, two]) {
-      const totals = await database.db
-        .selectFrom('app_totals')
-        .selectAll()
-        .where('app_key', '=', appKey)
-        .executeTakeFirstOrThrow();
-      expect(totals).toMatchObject({ events: 10, errors: 10, issues: 1, users: 10 });
-      const issue = await database.db
-        .selectFrom('issues')
-        .selectAll()
-        .where('app_key', '=', appKey)
-        .executeTakeFirstOrThrow();
+      expect(await appTotals(appKey)).toMatchObject({ events: 10, errors: 10, issues: 1, users: 10 });
+      const issue = await db.selectFrom('issues').selectAll().where('app_key', '=', appKey).executeTakeFirstOrThrow();
       expect(issue).toMatchObject({ event_count: 10, user_count: 10 });
     }
   });
 
   it('stores an eventId sent by two batches of one group once, for the batch that came first', async () => {
-    const appKey = await newApp('dupes');
-    const writer = new EventWriter(database.db, { concurrency: 1 });
+    const appKey = await newApp();
+    const writer = new EventWriter(db, { concurrency: 1 });
     const blocker = writer.write({ appKey, events: [event(appKey, 'first')], receivedAt: now });
     const a = writer.write({
       appKey,
@@ -83,24 +51,19 @@ describe('EventWriter', () => {
     expect(await blocker).toMatchObject({ stored: 1, duplicates: 0 });
     expect(await a).toMatchObject({ stored: 2, duplicates: 0 });
     expect(await b).toMatchObject({ stored: 0, duplicates: 1 });
-    const stored = await database.db
+    const stored = await db
       .selectFrom('events')
       .select(['payload'])
       .where('app_key', '=', appKey)
       .where('event_id', '=', 'evt_shared')
       .execute();
     expect(stored.map((row) => row.payload.message)).toEqual(['from a']);
-    const totals = await database.db
-      .selectFrom('app_totals')
-      .selectAll()
-      .where('app_key', '=', appKey)
-      .executeTakeFirstOrThrow();
-    expect(totals.events).toBe(3);
+    expect((await appTotals(appKey)).events).toBe(3);
   });
 
   it('keeps counters exact under concurrent writers with overlapping retries', async () => {
-    const appKey = await newApp('busy');
-    const writer = new EventWriter(database.db, { concurrency: 3, maxEventsPerWrite: 120 });
+    const appKey = await newApp();
+    const writer = new EventWriter(db, { concurrency: 3, maxEventsPerWrite: 120 });
     const ids = Array.from({ length: 300 }, (_, i) => `c${i}`);
     // Every event is sent twice, in different batches, with three statements running at once.
     const batches = [...ids, ...ids.slice().reverse()].reduce<string[][]>((all, id, i) => {
@@ -121,21 +84,9 @@ describe('EventWriter', () => {
     );
     expect(results.reduce((sum, result) => sum + result.stored, 0)).toBe(300);
     expect(results.reduce((sum, result) => sum + result.duplicates, 0)).toBe(300);
-    const totals = await database.db
-      .selectFrom('app_totals')
-      .selectAll()
-      .where('app_key', '=', appKey)
-      .executeTakeFirstOrThrow();
-    const issues = await database.db
-      .selectFrom('issues')
-      .select(['event_count'])
-      .where('app_key', '=', appKey)
-      .execute();
-    const hourly = await database.db
-      .selectFrom('app_hourly')
-      .select(['events'])
-      .where('app_key', '=', appKey)
-      .execute();
+    const totals = await appTotals(appKey);
+    const issues = await db.selectFrom('issues').select(['event_count']).where('app_key', '=', appKey).execute();
+    const hourly = await db.selectFrom('app_hourly').select(['events']).where('app_key', '=', appKey).execute();
     expect(totals.events).toBe(300);
     expect(totals.issues).toBe(issues.length);
     expect(issues.reduce((sum, issue) => sum + issue.event_count, 0)).toBe(300);

@@ -4,7 +4,7 @@ import { HOUR } from '@collector/domain';
 import { describe, expect, it } from 'vitest';
 import { batch, errorEvent, openWritePathDatabase, someHour } from './testing';
 
-const { db, newAccount, store } = await openWritePathDatabase('issues');
+const { db, newAccount, store, appTotals } = await openWritePathDatabase('issues');
 const { newApp } = await newAccount();
 
 const issuesOf = (appKey: string) =>
@@ -89,11 +89,6 @@ describe('write path: issues', () => {
     await store(
       batch(appKey, [errorEvent(appKey, 'evt_3'), errorEvent(appKey, 'evt_4', { fingerprint: 'TypeError:c' })]),
     );
-    const totals = await db
-      .selectFrom('app_totals')
-      .select('issues')
-      .where('app_key', '=', appKey)
-      .executeTakeFirstOrThrow();
-    expect(totals.issues).toBe(3);
+    expect((await appTotals(appKey)).issues).toBe(3);
   });
 });

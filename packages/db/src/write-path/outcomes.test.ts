@@ -4,7 +4,7 @@ import { HOUR } from '@collector/domain';
 import { describe, expect, it } from 'vitest';
 import { batch, errorEvent, openWritePathDatabase } from './testing';
 
-const { db, newAccount, store } = await openWritePathDatabase('outcomes');
+const { db, newAccount, store, appTotals } = await openWritePathDatabase('outcomes');
 const { newApp } = await newAccount();
 
 const outcomesOf = async (appKey: string) =>
@@ -51,11 +51,6 @@ describe('write path: outcomes', () => {
     const [again] = await store(batch(appKey, [errorEvent(appKey, 'evt_gone')]));
     expect(again).toMatchObject({ stored: 0, duplicates: 1 });
     expect(await db.selectFrom('events').select('event_id').where('app_key', '=', appKey).execute()).toEqual([]);
-    const totals = await db
-      .selectFrom('app_totals')
-      .select('events')
-      .where('app_key', '=', appKey)
-      .executeTakeFirstOrThrow();
-    expect(totals.events).toBe(1);
+    expect((await appTotals(appKey)).events).toBe(1);
   });
 });

@@ -42,7 +42,11 @@ export async function openWritePathDatabase(name: string) {
   /** Stores the batches as EventWriter stores a group: one statement, unless a batch repeats an earlier one's eventId. */
   const store = (...batches: Batch[]): Promise<StoreResult[]> => storePreparedBatches(db, batches.map(prepareBatch));
 
-  return { db, newAccount, store };
+  /** The app's counters: its row of app_totals. */
+  const appTotals = (appKey: string) =>
+    db.selectFrom('app_totals').selectAll().where('app_key', '=', appKey).executeTakeFirstOrThrow();
+
+  return { db, newAccount, store, appTotals };
 }
 
 /** A whole hour a few days back, so that events a few hours either side of it are all still taken. */
