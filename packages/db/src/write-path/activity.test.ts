@@ -64,29 +64,20 @@ async function expectConsistent(appKey: string) {
   expect(storedLists).toEqual(lists);
 
   const prevDay = (link: Link) => (link.prev_hour < 0 ? -1 : Math.floor(link.prev_hour / 24));
-  const tally = (key: (link: Link) => string) => {
-    const counts = new Map<string, number>();
-    for (const link of links) counts.set(key(link), (counts.get(key(link)) ?? 0) + 1);
-    return counts;
-  };
-  const byPrevDay = await db
-    .selectFrom('activity_by_prev_day')
-    .selectAll()
-    .where('app_key', '=', appKey)
-    .where('links', '<>', 0)
-    .execute();
-  expect(new Map(byPrevDay.map((row) => [`${row.kind} ${row.day} ${row.prev_day}`, row.links]))).toEqual(
-    tally((link) => `${link.kind} ${Math.floor(link.hour / 24)} ${prevDay(link)}`),
-  );
-  const byHour = await db
-    .selectFrom('activity_by_hour')
-    .selectAll()
-    .where('app_key', '=', appKey)
-    .where('links', '<>', 0)
-    .execute();
-  expect(new Map(byHour.map((row) => [`${row.kind} ${row.hour} ${row.prev_day}`, row.links]))).toEqual(
-    tally((link) => `${link.kind} ${link.hour} ${prevDay(link)}`),
-  );
+  for (const [table, slot, slotOf] of [
+    ['activity_by_prev_day', 'day', (link: Link) => Math.floor(link.hour / 24)],
+    ['activity_by_hour', 'hour', (link: Link) => link.hour],
+  ] as const) {
+    const { rows } = await sql<{ kind: string; slot: number; prev_day: number; links: number }>`
+      select kind, ${sql.ref(slot)} as slot, prev_day, links from ${sql.table(table)}
+      where app_key = ${appKey} and links <> 0`.execute(db);
+    const tally = new Map<string, number>();
+    for (const link of links) {
+      const key = `${link.kind} ${slotOf(link)} ${prevDay(link)}`;
+      tally.set(key, (tally.get(key) ?? 0) + 1);
+    }
+    expect(new Map(rows.map((row) => [`${row.kind} ${row.slot} ${row.prev_day}`, row.links])), table).toEqual(tally);
+  }
 }
 
 const at = (appKey: string, id: string, timestamp: number, extra: Partial<StoredEvent> = {}) =>
