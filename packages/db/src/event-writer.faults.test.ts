@@ -77,11 +77,18 @@ const outcome = (promise: Promise<unknown>) =>
     (error: unknown) => ({ error }),
   );
 
+/** An EventWriter on a scripted database, and `send`: it writes a batch of one event, and gives its outcome. */
+function scriptedWriter(concurrency: number) {
+  const { db, statements } = scriptedDatabase();
+  const writer = new EventWriter(db, { concurrency });
+  const send = (id: string) => outcome(writer.write(batch(id)));
+  return { writer, statements, send };
+}
+
 describe('EventWriter when the database is unavailable', () => {
   it('fails the batches queued behind a statement that lost its connection at once, with the same error', async () => {
-    const { db, statements } = scriptedDatabase();
-    const writer = new EventWriter(db, { concurrency: 1 });
-    const writes = ['a', 'b', 'c'].map((id) => outcome(writer.write(batch(id))));
+    const { writer, statements, send } = scriptedWriter(1);
+    const writes = ['a', 'b', 'c'].map(send);
     await settle();
     expect(statements).toHaveLength(1);
     expect(writer.waiting).toBe(2);
@@ -102,9 +109,8 @@ describe('EventWriter when the database is unavailable', () => {
       Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }),
     ];
     for (const failure of failures) {
-      const { db, statements } = scriptedDatabase();
-      const writer = new EventWriter(db, { concurrency: 1 });
-      const writes = ['a', 'b'].map((id) => outcome(writer.write(batch(id))));
+      const { statements, send } = scriptedWriter(1);
+      const writes = ['a', 'b'].map(send);
       await settle();
       statements[0]?.fail(failure);
       expect(await Promise.all(writes)).toEqual([{ error: failure }, { error: failure }]);
@@ -113,9 +119,8 @@ describe('EventWriter when the database is unavailable', () => {
   });
 
   it('takes new batches again after the failure, and answers them once the database is back', async () => {
-    const { db, statements } = scriptedDatabase();
-    const writer = new EventWriter(db, { concurrency: 1 });
-    const failed = outcome(writer.write(batch('a')));
+    const { writer, statements, send } = scriptedWriter(1);
+    const failed = send('a');
     await settle();
     statements[0]?.fail(new Error('Connection terminated unexpectedly'));
     expect(await failed).toHaveProperty('error');
@@ -127,12 +132,11 @@ describe('EventWriter when the database is unavailable', () => {
   });
 
   it('leaves a statement still in flight alone: only the queue fails with the one that lost the database', async () => {
-    const { db, statements } = scriptedDatabase();
-    const writer = new EventWriter(db, { concurrency: 2 });
-    const first = outcome(writer.write(batch('a')));
-    const second = outcome(writer.write(batch('b')));
+    const { writer, statements, send } = scriptedWriter(2);
+    const first = send('a');
+    const second = send('b');
     await settle();
-    const queued = outcome(writer.write(batch('c')));
+    const queued = send('c');
     expect(statements).toHaveLength(2);
     expect(writer.waiting).toBe(1);
     const lost = new Error('Query read timeout');
@@ -145,10 +149,9 @@ describe('EventWriter when the database is unavailable', () => {
   });
 
   it('still sends the queue on when a statement fails for another reason', async () => {
-    const { db, statements } = scriptedDatabase();
-    const writer = new EventWriter(db, { concurrency: 1 });
-    const first = outcome(writer.write(batch('a')));
-    const queued = outcome(writer.write(batch('b')));
+    const { statements, send } = scriptedWriter(1);
+    const first = send('a');
+    const queued = send('b');
     await settle();
     const bug = Object.assign(new Error('relation "events" does not exist'), { code: '42P01' });
     statements[0]?.fail(bug);
