@@ -8,6 +8,7 @@ import { CodeBlock } from '../code-block';
 import { IssueBadges, issueKind, statusLabels } from '../issue-title';
 import { Link, navigate, paths, sectionHref, useLocation, useTitle } from '../navigation';
 import { formatNumber } from '../numbers';
+import { CursorPager } from '../pager';
 import { useQuery } from '../query';
 import { EmptyState, QueryStatus } from '../states';
 import { StatusActions } from '../status-actions';
@@ -29,11 +30,6 @@ function issueHref(id: string, options: { cursor?: string | undefined; page?: nu
   const text = query.toString();
   return paths.issue(id) + (text ? `?${text}` : '');
 }
-
-const earlierCursors = (): (string | undefined)[] => {
-  const state = window.history.state as { eventCursors?: (string | undefined)[] } | null;
-  return Array.isArray(state?.eventCursors) ? state.eventCursors : [];
-};
 
 export function IssueScreen({ id }: { id: string }) {
   const { apps } = useWorkspace();
@@ -225,38 +221,16 @@ export function IssueScreen({ id }: { id: string }) {
               );
             })}
           </Table>
-          {(pageNumber > 1 || detail.data?.nextCursor) && (
-            <nav className="pager" aria-label="Pages of events">
-              <button
-                type="button"
-                className="button"
-                disabled={pageNumber === 1}
-                onClick={() => {
-                  const cursors = earlierCursors();
-                  const previous = cursors.length === pageNumber - 1 ? cursors.at(-1) : undefined;
-                  navigate(issueHref(id, { cursor: previous, page: previous ? pageNumber - 1 : 1 }), {
-                    state: { eventCursors: previous ? cursors.slice(0, -1) : [] },
-                  });
-                }}
-              >
-                Newer
-              </button>
-              <button
-                type="button"
-                className="button"
-                disabled={!detail.data?.nextCursor || detail.status === 'loading'}
-                onClick={() => {
-                  const next = detail.data?.nextCursor;
-                  if (next)
-                    navigate(issueHref(id, { cursor: next, page: pageNumber + 1 }), {
-                      state: { eventCursors: [...earlierCursors(), cursor] },
-                    });
-                }}
-              >
-                Older
-              </button>
-            </nav>
-          )}
+          <CursorPager
+            label="Pages of events"
+            previousLabel="Newer"
+            nextLabel="Older"
+            page={pageNumber}
+            cursor={cursor}
+            nextCursor={detail.data?.nextCursor}
+            loading={detail.status === 'loading'}
+            hrefFor={(pageCursor, page) => issueHref(id, { cursor: pageCursor, page })}
+          />
         </section>
       )}
     </>

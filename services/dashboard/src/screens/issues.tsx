@@ -8,6 +8,7 @@ import { AppFilter } from '../app-filter';
 import { IssueBadges, IssueName, statusLabels } from '../issue-title';
 import { Link, navigate, paths, rememberSection, useLocation, useTitle } from '../navigation';
 import { countOf, formatNumber } from '../numbers';
+import { CursorPager } from '../pager';
 import { useQuery } from '../query';
 import { EmptyState, QueryStatus } from '../states';
 import { StatusActions } from '../status-actions';
@@ -90,12 +91,6 @@ const withFilter = (state: ListState, change: Partial<ListState>): ListState => 
   cursor: undefined,
   page: 1,
 });
-
-/** The cursors of the pages before this one, kept in the history entry so Previous and Back both work. */
-const earlierCursors = (): (string | undefined)[] => {
-  const state = window.history.state as { issueCursors?: (string | undefined)[] } | null;
-  return Array.isArray(state?.issueCursors) ? state.issueCursors : [];
-};
 
 export function IssuesScreen() {
   useTitle('Issues');
@@ -282,40 +277,20 @@ function IssuesList({ state }: { state: ListState }) {
           ))}
         </Table>
       )}
-      {data && (state.page > 1 || data.nextCursor) && (
-        <nav className="pager" aria-label="Pages">
-          <button
-            type="button"
-            className="button"
-            disabled={state.page === 1}
-            onClick={() => {
-              const cursors = earlierCursors();
-              // Reached by a shared link, with no earlier pages known: back to the first.
-              const previous = cursors.length === state.page - 1 ? cursors.at(-1) : undefined;
-              const page = previous ? state.page - 1 : 1;
-              navigate(hrefOf({ ...state, cursor: previous, page }), {
-                state: { issueCursors: previous ? cursors.slice(0, -1) : [] },
-              });
-            }}
-          >
-            Previous
-          </button>
+      {data && (
+        <CursorPager
+          label="Pages"
+          previousLabel="Previous"
+          nextLabel="Next"
+          page={state.page}
+          cursor={state.cursor}
+          nextCursor={data.nextCursor}
+          loading={issues.status === 'loading'}
+          hrefFor={(cursor, page) => hrefOf({ ...state, cursor, page })}
+          onNext={() => window.scrollTo(0, 0)}
+        >
           <span className="muted">Page {formatNumber(state.page)}</span>
-          <button
-            type="button"
-            className="button"
-            disabled={!data.nextCursor || issues.status === 'loading'}
-            onClick={() => {
-              if (!data.nextCursor) return;
-              navigate(hrefOf({ ...state, cursor: data.nextCursor, page: state.page + 1 }), {
-                state: { issueCursors: [...earlierCursors(), state.cursor] },
-              });
-              window.scrollTo(0, 0);
-            }}
-          >
-            Next
-          </button>
-        </nav>
+        </CursorPager>
       )}
     </>
   );
