@@ -21,33 +21,42 @@ export interface SentrySetup {
   code: string;
 }
 
+/** A JavaScript SDK: installed from npm, started by `Sentry.init` with the DSN. */
+function npmSetup({
+  dsn,
+  where,
+  npmPackage,
+  module = npmPackage,
+}: {
+  dsn: string;
+  where: string;
+  npmPackage: string;
+  /** What the code imports, when not the package itself. */
+  module?: string;
+}): SentrySetup {
+  return {
+    install: `npm install ${npmPackage}`,
+    where,
+    code: `import * as Sentry from '${module}';\n\nSentry.init({ dsn: '${dsn}' });`,
+  };
+}
+
 /** Sentry's own SDK for the app's platform, configured with nothing but the DSN. */
 export function sentrySetup({ type, dsn }: { type: AppType; dsn: string }): SentrySetup {
   switch (type) {
     case 'web':
-      return {
-        install: 'npm install @sentry/browser',
-        where: 'Before your own code runs:',
-        code: `import * as Sentry from '@sentry/browser';\n\nSentry.init({ dsn: '${dsn}' });`,
-      };
+      return npmSetup({ dsn, where: 'Before your own code runs:', npmPackage: '@sentry/browser' });
     case 'node':
-      return {
-        install: 'npm install @sentry/node',
-        where: 'First thing in your entry point:',
-        code: `import * as Sentry from '@sentry/node';\n\nSentry.init({ dsn: '${dsn}' });`,
-      };
+      return npmSetup({ dsn, where: 'First thing in your entry point:', npmPackage: '@sentry/node' });
     case 'react-native':
-      return {
-        install: 'npm install @sentry/react-native',
-        where: 'In App.js, before the app is registered:',
-        code: `import * as Sentry from '@sentry/react-native';\n\nSentry.init({ dsn: '${dsn}' });`,
-      };
+      return npmSetup({ dsn, where: 'In App.js, before the app is registered:', npmPackage: '@sentry/react-native' });
     case 'electron':
-      return {
-        install: 'npm install @sentry/electron',
+      return npmSetup({
+        dsn,
         where: 'In the main process and in each renderer:',
-        code: `import * as Sentry from '@sentry/electron/main';\n\nSentry.init({ dsn: '${dsn}' });`,
-      };
+        npmPackage: '@sentry/electron',
+        module: '@sentry/electron/main',
+      });
     case 'flutter':
       return {
         install: 'flutter pub add sentry_flutter',
