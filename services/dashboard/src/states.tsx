@@ -4,7 +4,7 @@ import { Link, paths } from './navigation';
 import type { Query } from './query';
 
 /** `retrying`: the collector said it is busy (503) and the call is asked again shortly, which is no error yet. */
-export function Loading({ label = 'Loading…', retrying = false }: { label?: string; retrying?: boolean | undefined }) {
+function Loading({ label = 'Loading…', retrying = false }: { label?: string; retrying?: boolean | undefined }) {
   return (
     <p className="loading" role="status">
       {retrying ? 'The collector is busy; retrying in a moment…' : label}

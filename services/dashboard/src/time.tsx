@@ -11,7 +11,7 @@ const units: [Intl.RelativeTimeFormatUnit, number][] = [
   ['minute', 60_000],
 ];
 
-export function relativeTime(ms: number, now = Date.now()): string {
+function relativeTime(ms: number, now = Date.now()): string {
   const elapsed = ms - now;
   if (Math.abs(elapsed) < 45_000) return 'just now';
   for (const [unit, size] of units) {

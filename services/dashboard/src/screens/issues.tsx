@@ -16,7 +16,7 @@ import { Table } from '../table';
 import { Time } from '../time';
 import { appName, useWorkspace } from '../workspace';
 
-export const ISSUES_PAGE_SIZE = 20;
+const ISSUES_PAGE_SIZE = 20;
 
 type Status = Issue['status'];
 type ListInput = CollectorInputs['issues']['list'];
