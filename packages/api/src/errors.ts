@@ -1,4 +1,5 @@
-// The one error map: contract code -> tRPC code and HTTP status, and the translation of anything thrown into an AppError.
+// The one error map: contract code -> tRPC code and HTTP status, and the translation of anything thrown into an
+// AppError.
 import { classifyDatabaseError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '@collector/db';
 import { AppError, detailsOf, type ErrorCode, summarize, validationError } from '@collector/domain';
 import { TRPCError } from '@trpc/server';

@@ -10,7 +10,8 @@
  */
 export type DatabaseErrorKind = 'unavailable' | 'input' | 'retryable' | 'other';
 
-// Errors of pg and of the PostgreSQL server that mean "the database is not reachable now", not "this statement is wrong".
+// Errors of pg and of the PostgreSQL server that mean "the database is not reachable now", not "this statement is
+// wrong".
 const UNAVAILABLE_SYSTEM_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',

@@ -1,8 +1,8 @@
 // The write path's entry: prepared batches in, one statement per group out. The statement (write-path/statement.ts)
 // stores the events of one or many batches (of any apps) and moves every counter they touch, each in its own named
-// part: write-path/events.ts, distinct-users.ts, issues.ts, activity.ts, totals.ts, outcomes.ts and alerts.ts. One round
-// trip, one commit. EventWriter merges concurrent batches into such statements (group commit) and answers each batch
-// once its statement has committed.
+// part: write-path/events.ts, distinct-users.ts, issues.ts, activity.ts, totals.ts, outcomes.ts and alerts.ts. One
+// round trip, one commit. EventWriter merges concurrent batches into such statements (group commit) and answers each
+// batch once its statement has committed.
 import { HOUR, limits } from '@collector/domain';
 import type { Kysely } from 'kysely';
 import type { Database } from './schema';

@@ -13,10 +13,10 @@
 // deleted_event_minutes: the minutes wholly inside the two ranges. So the counts are exact when the window's edges
 // are whole minutes, or when nothing was deleted from the minute an edge cuts through.
 //
-// Distinct users and issues ("subjects"), from activity_hours (migration 0003, kept by write-path/activity.ts): per app,
-// each subject's active hours, each linked to the subject's active hour before it. With first_hour = window_start's hour
-// < last_hour = window_end's hour, and the whole hours between them (first_hour, last_hour), a subject active in the
-// window counts once, by the first of these that applies:
+// Distinct users and issues ("subjects"), from activity_hours (migration 0003, kept by write-path/activity.ts): per
+// app, each subject's active hours, each linked to the subject's active hour before it. With first_hour =
+// window_start's hour < last_hour = window_end's hour, and the whole hours between them (first_hour, last_hour), a
+// subject active in the window counts once, by the first of these that applies:
 //   "late": an event in [window_start, end of first_hour);
 //   its next active hour after first_hour is a whole hour between: counted as the links there whose previous hour is
 //     first_hour or earlier (each such subject has exactly one, its first in the whole hours): those whose previous

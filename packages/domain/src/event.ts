@@ -16,8 +16,8 @@ const prefixedId = (prefix: string, maxChars: number) =>
       `must look like ${prefix}<id> (letters, digits, _ and -)`,
     );
 
-// Missing stays zod's own "received undefined" (reported as "is required"); any other wrong value reads as the contract writes it.
-// Any integer is taken: one out of range is replaced by the time of receipt in judgeEvent, not rejected.
+// Missing stays zod's own "received undefined" (reported as "is required"); any other wrong value reads as the contract
+// writes it. Any integer is taken: one out of range is replaced by the time of receipt in judgeEvent, not rejected.
 const eventTimestampSchema = z
   .number({ error: (issue) => (issue.input === undefined ? undefined : 'expected integer') })
   .refine(Number.isInteger, 'expected integer');

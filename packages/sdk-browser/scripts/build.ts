@@ -27,7 +27,8 @@ export interface BuildResult {
   esm: BuiltFile;
 }
 
-// The domain root pulls in zod (tens of KB); only its zod-free subpaths (fingerprint, limits, retry-after) may reach the bundle.
+// The domain root pulls in zod (tens of KB); only its zod-free subpaths (fingerprint, limits, retry-after) may reach
+// the bundle.
 const FORBIDDEN_INPUTS = [/[/\\]zod[/\\]/, /domain[/\\]src[/\\]index\.ts$/];
 
 function checkInputs(metafile: Metafile): void {

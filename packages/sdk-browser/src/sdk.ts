@@ -1,5 +1,5 @@
-// One initialised SDK: turns what the page reports (errors, rejections, requests, breadcrumbs) into events and queues them.
-// Free of DOM globals, so its rules run under unit tests with a fake transport and page.
+// One initialised SDK: turns what the page reports (errors, rejections, requests, breadcrumbs) into events and queues
+// them. Free of DOM globals, so its rules run under unit tests with a fake transport and page.
 import { version } from '../package.json';
 import { BreadcrumbRing, normalizeBreadcrumb } from './breadcrumbs';
 import {
@@ -108,7 +108,8 @@ export class BrowserSdk {
     }
     const message =
       error === undefined || error === null ? (event.message ?? '') : describeValue(error, fieldLimits.message);
-    // A cross-origin script without CORS (no crossorigin attribute) gives only this: no message, file or stack to act on.
+    // A cross-origin script without CORS (no crossorigin attribute) gives only this: no message, file or stack to act
+    // on.
     if (!event.filename && /^Script error\.?$/.test(message)) return;
     const fields: Partial<CollectorEvent> = { errorType: 'Error', message: truncate(message, fieldLimits.message) };
     // A thrown string has no stack; where it was thrown still tells one such throw from another.

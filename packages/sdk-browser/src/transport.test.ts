@@ -1,4 +1,5 @@
-// The transport against a scripted fetch and beacon, on fake timers: batching, backoff, Retry-After, drops, the unload beacon.
+// The transport against a scripted fetch and beacon, on fake timers: batching, backoff, Retry-After, drops, the unload
+// beacon.
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -227,7 +228,8 @@ describe('retries', () => {
     const sink = transport(collector, { flushIntervalMs: 0, maxQueueSize: 100 });
     for (let i = 0; i < 50; i++) sink.enqueue(event());
     await vi.advanceTimersByTimeAsync(10);
-    // A success restores batches of 50 for what is left: one oversized stretch of events should not slow the page for good.
+    // A success restores batches of 50 for what is left: one oversized stretch of events should not slow the page for
+    // good.
     expect(collector.sent.map((request) => request.body.events.length)).toEqual([50, 25, 13, 37]);
     expect(new Set(collector.eventIds()).size).toBe(50);
     expect(sink.stats.sent).toBe(50);

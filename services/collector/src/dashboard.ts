@@ -57,8 +57,8 @@ export function serveDashboard(options: { dir: string; logger: Logger }): Reques
     },
   });
 
-  // The page and its bundles go out gzip- or brotli-compressed to browsers that take it (a third of their size or less);
-  // compression negotiates Accept-Encoding, sets Vary, and leaves small and already compressed files alone.
+  // The page and its bundles go out gzip- or brotli-compressed to browsers that take it (a third of their size or
+  // less); compression negotiates Accept-Encoding, sets Vary, and leaves small and already compressed files alone.
   const compress = compression();
 
   return (req, res, next) => {

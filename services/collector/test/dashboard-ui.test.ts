@@ -234,7 +234,8 @@ describe(`dashboard in a browser (${backend})`, () => {
     ]);
     expect(backOffice.body.accepted).toBe(1);
 
-    // The overview over all apps: the five totals of the last 24 hours (the default period), the chart, the latest issues.
+    // The overview over all apps: the five totals of the last 24 hours (the default period), the chart, the latest
+    // issues.
     await page.getByRole('button', { name: 'Refresh' }).click();
     await page.getByRole('heading', { name: 'Totals, the last 24 hours' }).waitFor();
     await waitForText(total('events'), '12');

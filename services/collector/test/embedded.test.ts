@@ -17,7 +17,8 @@ afterAll(() => {
 });
 const newDataDir = () => {
   const folder = mkdtempSync(join(tmpdir(), 'collector-embedded-'));
-  // mkdtemp makes it 700: open it to the accounts the server (as root) or the collector (the ordinary-user case) runs as.
+  // mkdtemp makes it 700: open it to the accounts the server (as root) or the collector (the ordinary-user case) runs
+  // as.
   chmodSync(folder, 0o755);
   folders.push(folder);
   return join(folder, 'data');

@@ -1,6 +1,7 @@
-// Admission control for ingestion (packages/api/src/ingestion/budget.ts) through real HTTP: a small budget of bytes in flight, requests held
-// open mid-body to fill it, and what is answered past it (503 UNAVAILABLE with Retry-After, the body unread), on the
-// batch endpoint, the Sentry endpoints and tRPC; every reservation given back, however the request ends.
+// Admission control for ingestion (packages/api/src/ingestion/budget.ts) through real HTTP: a small budget of bytes in
+// flight, requests held open mid-body to fill it, and what is answered past it (503 UNAVAILABLE with Retry-After, the
+// body unread), on the batch endpoint, the Sentry endpoints and tRPC; every reservation given back, however the request
+// ends.
 import { once } from 'node:events';
 import { type ClientRequest, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';

@@ -310,7 +310,8 @@ describe('paging while events arrive', () => {
       const { token } = await signUp(server);
       const { appKey } = await createApp(server, token);
       const t = Date.now() - 60 * 60_000;
-      // 9 issues with distinct keys: issue i has i + 1 events and users, first seen at t + i s, last seen at t + 10 min + i s.
+      // 9 issues with distinct keys: issue i has i + 1 events and users, first seen at t + i s, last seen at t + 10 min
+      // + i s.
       await sendBatch(
         server,
         appKey,
@@ -344,7 +345,8 @@ describe('paging while events arrive', () => {
         expect(body.total).toBe(9);
         seen.push(...body.issues);
         cursor = body.nextCursor;
-        // Between pages, events arrive for an issue already listed and for one not yet listed (both gain events and users).
+        // Between pages, events arrive for an issue already listed and for one not yet listed (both gain events and
+        // users).
         const listed = seen[0]?.id.split(':').slice(1).join(':');
         const unlisted = `js:p${(page * 5) % 9}`;
         for (const fingerprint of [listed, unlisted]) {

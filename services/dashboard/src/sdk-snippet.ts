@@ -1,6 +1,6 @@
-// The snippets an app's screen offers, in one place: for web apps the collector's own browser SDK (packages/sdk-browser,
-// served by the collector at /sdk/collector.min.js, as the README's "Browser SDK" section gives it); for every other
-// type the Sentry SDK of that platform, pointed at the app's DSN (README, "Use a Sentry SDK").
+// The snippets an app's screen offers, in one place: for web apps the collector's own browser SDK
+// (packages/sdk-browser, served by the collector at /sdk/collector.min.js, as the README's "Browser SDK" section gives
+// it); for every other type the Sentry SDK of that platform, pointed at the app's DSN (README, "Use a Sentry SDK").
 import type { AppType } from './api';
 
 export function sdkSnippet({ appKey, endpoint }: { appKey: string; endpoint: string }): string {

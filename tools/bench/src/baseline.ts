@@ -1,5 +1,5 @@
-// The bare baseline the collector is measured against: node:http and one SQL statement per batch, nothing else.
-// No framework, no validation, no app lookup, no per-user counters. It parses the JSON batch, derives a cheap issue key,
+// The bare baseline the collector is measured against: node:http and one SQL statement per batch, nothing else. No
+// framework, no validation, no app lookup, no per-user counters. It parses the JSON batch, derives a cheap issue key,
 // and writes the events plus the issue counters with ONE statement (autocommit), answering after that commit.
 //
 // Run as a child process by main.ts:
@@ -11,9 +11,10 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { type RawEvent, toRows } from './baseline-columns';
 
-// One statement, prepared once per connection (parsed and planned once, as the collector's is): read the rows, claim the event ids (duplicates skipped: events is partitioned by day and keeps no
-// unique key, so event_ids deduplicates, as in the collector), insert the events claimed, upsert the issues of the rows
-// actually inserted (in fingerprint order, so concurrent batches lock issue rows in one order), report how many were stored.
+// One statement, prepared once per connection (parsed and planned once, as the collector's is): read the rows, claim
+// the event ids (duplicates skipped: events is partitioned by day and keeps no unique key, so event_ids deduplicates,
+// as in the collector), insert the events claimed, upsert the issues of the rows actually inserted (in fingerprint
+// order, so concurrent batches lock issue rows in one order), report how many were stored.
 const INSERT_BATCH = `
 WITH src AS (
   SELECT * FROM jsonb_to_recordset($3::jsonb)

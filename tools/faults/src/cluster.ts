@@ -1,5 +1,6 @@
 // A throwaway PostgreSQL cluster in a temp folder, owned by this process: started, stopped, frozen and thawed at will.
-// Only its own processes are ever signalled: the postmaster named in its postmaster.pid, and that postmaster's children.
+// Only its own processes are ever signalled: the postmaster named in its postmaster.pid, and that postmaster's
+// children.
 import { execFileSync, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';

@@ -1,6 +1,6 @@
-// Generated hostile requests for every endpoint: bodies, queries, paths, headers and encodings (fast-check arbitraries).
-// Each input starts from something close to valid and breaks it in one or more ways, so the service's deeper
-// layers are reached too, not only its first JSON check.
+// Generated hostile requests for every endpoint: bodies, queries, paths, headers and encodings (fast-check
+// arbitraries). Each input starts from something close to valid and breaks it in one or more ways, so the service's
+// deeper layers are reached too, not only its first JSON check.
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import type { RawRequest } from './transport';

@@ -1,4 +1,5 @@
-// What /proc says about a process (a server under test) and the machine: CPU time and memory. Linux only; NaN elsewhere.
+// What /proc says about a process (a server under test) and the machine: CPU time and memory. Linux only; NaN
+// elsewhere.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 

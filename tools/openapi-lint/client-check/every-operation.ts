@@ -84,7 +84,8 @@ export async function callEveryOperation(baseUrl: string): Promise<string[]> {
   });
   lines.push(`ingest accepted ${ingested.data?.accepted ?? codeOf(ingested.error)}`);
 
-  // What a Sentry SDK does with the app's DSN: an envelope with the key in the query, an event to /store/ with it in X-Sentry-Auth.
+  // What a Sentry SDK does with the app's DSN: an envelope with the key in the query, an event to /store/ with it in
+  // X-Sentry-Auth.
   const dsn = new URL(created.data.app.dsn);
   const projectId = Number(dsn.pathname.split('/').at(-1));
   const envelope = await sentryEnvelope({

@@ -1,6 +1,7 @@
 // pnpm --filter @collector/seed seed [--url http://127.0.0.1:3100 | --database-url postgres://... | --data-dir DIR]
 //   [--events 1000000] [--apps 20] [--fingerprints 5000] [--users 300000] [--days 30] [--connections 32] [--out seed.json]
-// With --database-url or --data-dir the seed starts a collector of its own on that database (rate limit off) and stops it at the end.
+// With --database-url or --data-dir the seed starts a collector of its own on that database (rate limit off) and stops
+// it at the end.
 import { writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

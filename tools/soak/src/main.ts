@@ -1,5 +1,5 @@
-// `pnpm soak`: many SDK-like clients against the collector for minutes, one batch in ten sent twice (the same eventIds),
-// then every stored count checked against what the answers said. Exits non-zero on any 5xx or any mismatch.
+// `pnpm soak`: many SDK-like clients against the collector for minutes, one batch in ten sent twice (the same
+// eventIds), then every stored count checked against what the answers said. Exits non-zero on any 5xx or any mismatch.
 //
 //   pnpm soak                  50 clients, 10 minutes, a fresh database on the machine's PostgreSQL (dropped at the end)
 //   pnpm soak --ci             the same for 30 s (CI)
@@ -156,7 +156,8 @@ async function runLoad(origin: string, appKeys: string[], deadline: number, tall
       const meta = { batch, attempt: 1, events: size };
       let answers: Answer[];
       if (r() < options.duplicateShare) {
-        // Half the doubles are a retry after the answer, half two sends racing each other (two tabs, a beacon and a fetch).
+        // Half the doubles are a retry after the answer, half two sends racing each other (two tabs, a beacon and a
+        // fetch).
         if (r() < 0.5) {
           tally.doubled.sequential++;
           const first = await postBatch(origin, body, meta, REQUEST_TIMEOUT_MS);

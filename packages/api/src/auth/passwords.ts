@@ -3,7 +3,8 @@
 import { hash, verify } from '@node-rs/argon2';
 import commonPasswords from 'fxa-common-password-list';
 
-// OWASP's minimum for argon2id. The algorithm is the library's default, Argon2id (its const enum cannot be imported under isolatedModules).
+// OWASP's minimum for argon2id. The algorithm is the library's default, Argon2id (its const enum cannot be imported
+// under isolatedModules).
 const ARGON2_OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
 export const hashPassword = (password: string) => hash(password, ARGON2_OPTIONS);

@@ -127,7 +127,8 @@ describe('write path: activity', () => {
         fingerprint: `TypeError:f${Math.floor(random() * 4)}`,
       }),
     );
-    // Twelve statements of two batches, four at a time (on PostgreSQL they overlap; the embedded database runs one at a time).
+    // Twelve statements of two batches, four at a time (on PostgreSQL they overlap; the embedded database runs one at a
+    // time).
     for (let i = 0; i < events.length; i += 80) {
       const slice = events.slice(i, i + 80);
       await Promise.all(

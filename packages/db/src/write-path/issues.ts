@@ -1,7 +1,7 @@
-// Issues: each new event adds to its issue's count, first and last seen; a new issue takes its earliest event's message,
-// error type, type and culprit, and every issue its latest event's level and release. Its distinct users grow by the
-// (issue, user) pairs new_issue_users (distinct-users.ts) inserted. Triage is decided here too: an event for a resolved
-// issue reopens it (a regression).
+// Issues: each new event adds to its issue's count, first and last seen; a new issue takes its earliest event's
+// message, error type, type and culprit, and every issue its latest event's level and release. Its distinct users grow
+// by the (issue, user) pairs new_issue_users (distinct-users.ts) inserted. Triage is decided here too: an event for a
+// resolved issue reopens it (a regression).
 import { sql } from 'kysely';
 import { part, type StatementPart } from './part';
 

@@ -107,7 +107,8 @@ describe('the write path’s issue changes', () => {
       last_release: '1.1.0',
       type: 'error',
     });
-    // An older event (late) changes neither; a newer one without a release keeps the release and takes the default level.
+    // An older event (late) changes neither; a newer one without a release keeps the release and takes the default
+    // level.
     await store({
       appKey,
       events: [event(appKey, { timestamp: now - 5000, level: 'debug', release: '0.9.0' })],
