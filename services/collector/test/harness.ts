@@ -1,7 +1,6 @@
 // Starts the real service on an ephemeral port against a real database, and speaks HTTP to it.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -282,10 +281,14 @@ export async function startService(
   };
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
-  const exit = once(child, 'exit').then(([code, signal]) => ({
-    code: code as number | null,
-    signal: signal as NodeJS.Signals | null,
-  }));
+  // A child that could not be started (its node not executable for the account, say) emits 'error' and no 'exit'.
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('error', (error) => {
+      output.push(`could not start: ${error.message}`);
+      resolve({ code: null, signal: null });
+    });
+  });
   const waitFor = (pattern: RegExp, timeoutMs = 30_000) => {
     const seen = output.find((line) => pattern.test(line));
     if (seen) return Promise.resolve(seen);
