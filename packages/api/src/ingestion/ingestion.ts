@@ -135,14 +135,12 @@ export class Ingestion {
 
     const accepted: StoredEvent[] = [];
     const rejected: Rejection[] = [];
-    for (let index = 0; index < sent; index++) {
-      const raw =
-        delivery.format === 'sentry'
-          ? fromSentryEvent((delivery.events[index] as SentryItem).event, {
-              receivedAt,
-              eventId: (delivery.events[index] as SentryItem).eventId,
-            })
-          : delivery.events[index];
+    // A Sentry event is mapped to the collector's event, then judged like any.
+    const raws: readonly unknown[] =
+      delivery.format === 'sentry'
+        ? delivery.events.map(({ eventId, event }) => fromSentryEvent(event, { receivedAt, eventId }))
+        : delivery.events;
+    for (const [index, raw] of raws.entries()) {
       const verdict = judgeEvent(raw, { appKey, receivedAt });
       if (verdict.ok) accepted.push(verdict.event);
       else
