@@ -1,13 +1,10 @@
 // The dashboard's Sentry side in Chromium against the real service: an app's DSN with its copy button, the right
 // snippet per app type, and a Sentry event's structured frames on the issue page, readable on a phone.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, signUp, startTestServer } from './harness';
+import { createApp, launchDashboardBrowser, signUp, startTestServer } from './harness';
 import { dsnParts } from './sentry-fixtures';
 
-const ensureBuilt = new URL('../../dashboard/scripts/ensure-built.mjs', import.meta.url).pathname;
 const server = await startTestServer();
 const base = server.url.replace('localhost', '127.0.0.1');
 
@@ -15,12 +12,7 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  await promisify(execFile)(process.execPath, [ensureBuilt], { timeout: 120_000 });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu'],
-  });
+  browser = await launchDashboardBrowser();
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   page = await context.newPage();

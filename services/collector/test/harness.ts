@@ -13,6 +13,7 @@ import type { AlertOptions } from '../src/alerts/worker';
 import { createLogger, type Logger } from '../src/logger';
 import type { RetentionJobOptions } from '../src/retention-job';
 import { type RunningServer, startServer } from '../src/server';
+import { launchChromium } from './chromium';
 
 export const backend = testBackend;
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -311,27 +312,6 @@ export async function startService(
   const listening = await waitFor(/listening on http:\/\//, 60_000);
   const url = /listening on (http:\/\/[^\s"]+)/.exec(listening)?.[1] as string;
   return { child, url, output, exit, waitFor };
-}
-
-/**
- * Headless chromium through playwright-core: Debian's, or CHROMIUM_PATH's. It starts none of a new profile's
- * background traffic (updates, sync), so a test sees only the requests its pages make.
- */
-export async function launchChromium(): Promise<Browser> {
-  // Loaded here, not by every test file that imports the harness.
-  const { chromium } = await import('playwright-core');
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
 }
 
 /** Where the dashboard tests' screenshots land (git-ignored). */

@@ -10,7 +10,8 @@ import { computeFingerprint } from '@collector/domain';
 import { buildSdk } from '@collector/sdk-browser/build';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, launchChromium, readmeBlock, signUp, startTestServer } from './harness';
+import { launchChromium } from './chromium';
+import { createApp, readmeBlock, signUp, startTestServer } from './harness';
 
 const sdkPackage = JSON.parse(
   readFileSync(new URL('../../../packages/sdk-browser/package.json', import.meta.url), 'utf8'),

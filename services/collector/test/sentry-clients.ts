@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium';
 
 const run = promisify(execFile);
 const here = (file: string) => fileURLToPath(new URL(`./sentry-clients/${file}`, import.meta.url));
@@ -59,11 +59,7 @@ export async function runBrowserClient(
     res.writeHead(404).end();
   });
   const origin = await listen(site);
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox'],
-  });
+  const browser = await launchChromium();
   try {
     const tab = await browser.newPage();
     const pageErrors: string[] = [];
