@@ -10,7 +10,9 @@
 //                              retention run; --events 1000000 --days 60 --events-per-day 100000 --retention-days 7
 //                              --delete-events 1000000 --rate 2000 (events/s of the load in part 3) --seconds 10 --parts 1,2,3
 //   pnpm bench --sentry        the Sentry endpoints (envelope, gzipped store) against the batch endpoint, per event (sentry.ts);
-//                              PostgreSQL, or the embedded backend with --embedded
+//                              PostgreSQL, or the embedded backend with --embedded; --endpoints envelope (or any of
+//                              batch,envelope,store) runs only those; --profile profiles the collector; issue 24's
+//                              target is measured with --connections 256
 //   pnpm bench --all           postgres, embedded, pglite and queries, one after the other
 //   options: --seconds 10 --rounds 2 --warmup 3 --connections 32 --pool 10 --skip-paced --paced-share 0.8
 //            --profile (both servers under --cpu-prof, summarised at the end) --node-args "..." (both servers)
@@ -48,7 +50,7 @@ import { createSentryApp, emptySentryTally, type SentryKind, sentryEventSource, 
 
 const { flags, number } = parseFlags(
   `pnpm bench [--embedded | --pglite | --queries | --sentry [--embedded] | --disk | --all] [--events 1000000] [--days 60 --events-per-day 100000 --retention-days 7 --delete-events 1000000 --rate 2000 --parts 1,2,3] [--calls 200] [--seconds 10] [--rounds 2] [--warmup 3] [--connections 32] [--pool 10]
-           [--reuse-db NAME --seed-file FILE] [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--collector-node-args "--max-old-space-size=256"] [--alerts] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`,
+           [--reuse-db NAME --seed-file FILE] [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--collector-node-args "--max-old-space-size=256"] [--alerts] [--endpoints batch,envelope,store] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`,
   {
     embedded: { type: 'boolean', default: false },
     pglite: { type: 'boolean', default: false },
@@ -78,6 +80,7 @@ const { flags, number } = parseFlags(
     'collector-node-args': { type: 'string', default: '' },
     'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     alerts: { type: 'boolean', default: false },
+    endpoints: { type: 'string', default: 'batch,envelope,store' },
   },
 );
 
@@ -638,9 +641,14 @@ async function runMode(backend: Mode) {
 async function runSentryMode(backend: 'postgres' | 'embedded') {
   const started = Date.now();
   const store = backend === 'postgres' ? await postgresStore() : await embeddedStore();
+  const profileDir = flags.profile ? mkdtempSync(join(tmpdir(), 'collector-bench-prof-')) : undefined;
   const collector = await startCollector({
     repoRoot,
-    nodeArgs: (flags['collector-node-args'] as string).split(/\s+/).filter(Boolean),
+    nodeArgs: [
+      ...(flags['node-args'] as string).split(/\s+/).filter(Boolean),
+      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      ...(flags['collector-node-args'] as string).split(/\s+/).filter(Boolean),
+    ],
     env: store.collectorEnv,
   });
   cleanups.push(() => collector.stop());
@@ -675,7 +683,11 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
   process.stderr.write(
     `sentry (${backend}): collector up in ${((Date.now() - started) / 1000).toFixed(1)} s; running\n`,
   );
-  const kinds = ['batch', 'envelope', 'store'] as const;
+  // --endpoints envelope alone gives a profile of the envelope's path with nothing else in it.
+  const kinds = (['batch', 'envelope', 'store'] as const).filter((kind) =>
+    String(flags.endpoints).split(',').includes(kind),
+  );
+  if (kinds.length === 0) throw new Error('--endpoints: name one or more of batch, envelope, store');
   if (options.warmup > 0) for (const kind of kinds) await round('warm-up', kind, options.warmup);
   for (let n = 1; n <= options.rounds; n++) for (const kind of kinds) await round(`round ${n}`, kind, options.seconds);
   await collector.stop();
@@ -692,6 +704,8 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
     `load: ${options.connections} connections; batch: ${source.batchSize} events a request; envelope: one @sentry/browser-shaped event a request; ` +
       `store: one event a request, gzipped, X-Sentry-Auth; ${options.rounds} x ${options.seconds} s rounds alternating after ${options.warmup} s warm-up each`,
   );
+  if (profileDir)
+    out.push('NOTE: --profile is on: the collector runs under --cpu-prof, figures are lower than without it');
   out.push('');
   out.push(
     `${'round'.padEnd(11)}${'endpoint'.padEnd(10)}${pad('events/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('non-2xx', 8)}${pad('errors', 7)}${pad('server µs/event', 17)}`,
@@ -706,14 +720,34 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
     return list.reduce((sum, row) => sum + row.accepted, 0) / list.reduce((sum, row) => sum + row.seconds, 0);
   };
   const batchRate = rate('batch');
+  const worst = (kind: string, key: 'p99' | 'serverUs') =>
+    Math.max(...rows.filter((row) => row.kind === kind && row.label.startsWith('round')).map((row) => row[key]));
   out.push('');
   out.push('targets:');
   let ok = true;
-  for (const kind of ['envelope', 'store']) {
-    const ratio = rate(kind) / batchRate;
-    ok &&= ratio >= 0.8;
+  if (kinds.includes('batch')) {
+    for (const kind of ['envelope', 'store'] as const) {
+      if (!kinds.includes(kind)) continue;
+      const ratio = rate(kind) / batchRate;
+      ok &&= ratio >= 0.8;
+      out.push(
+        `  [${ratio >= 0.8 ? 'met' : 'NOT met'}] ${kind} >= 0.8x the batch endpoint per event: ${fmt(rate(kind))} vs ${fmt(batchRate)} events/s = ${ratio.toFixed(2)}x`,
+      );
+    }
+    // Issue 24's target, meant for many connections (--connections 256, as thousands of browsers would send).
+    if (kinds.includes('envelope')) {
+      const ratio = rate('envelope') / batchRate;
+      const p99 = worst('envelope', 'p99');
+      const met = ratio >= 0.5 && p99 <= 1000;
+      out.push(
+        `  [${met ? 'met' : 'NOT met'}] envelope >= 0.5x the batch endpoint with p99 <= 1 s (${options.connections} connections): ${ratio.toFixed(2)}x, p99 ${fmt(p99)} ms`,
+      );
+    }
+  }
+  if (kinds.includes('envelope')) {
+    const us = worst('envelope', 'serverUs');
     out.push(
-      `  [${ratio >= 0.8 ? 'met' : 'NOT met'}] ${kind} >= 0.8x the batch endpoint per event: ${fmt(rate(kind))} vs ${fmt(batchRate)} events/s = ${ratio.toFixed(2)}x`,
+      `  [${us <= 200 ? 'met' : 'NOT met'}] Node CPU per envelope event <= 200 µs: ${fmt(us)} µs in the worst round`,
     );
   }
   const expected = batchTally.accepted + sentryTally.accepted;
@@ -726,6 +760,17 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
     `  [${lossFree ? 'met' : 'NOT met'}] zero events lost, zero non-2xx: stored ${stored.events}, answered as stored ${expected} (batch ${batchTally.accepted}, Sentry ${sentryTally.accepted}), non-2xx ${batchTally.non2xx + sentryTally.non2xx}`,
   );
   for (const sample of [...batchTally.samples, ...sentryTally.samples]) out.push(`  sample answer: ${sample}`);
+  if (profileDir) {
+    // One profile per thread: the busiest is the main thread.
+    const files = readdirSync(profileDir)
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .map((f) => join(profileDir, f))
+      .sort((a, b) => busyMs(b) - busyMs(a));
+    if (files[0]) {
+      out.push('');
+      out.push(`collector (${kinds.join(', ')}) ${summarizeProfile(files[0], 15, stored.events)}`);
+    }
+  }
   out.push(`(sentry ${backend} run took ${((Date.now() - started) / 1000).toFixed(0)} s)`);
   console.log(out.join('\n'));
   await cleanup();

@@ -1,6 +1,9 @@
 // Reads a V8 .cpuprofile (node --cpu-prof) and says where the CPU went: self time by package, the top functions,
 // and a partition of the samples over the steps of the ingestion path.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 interface ProfileNode {
   id: number;
@@ -14,6 +17,40 @@ interface CpuProfile {
   endTime: number;
   samples: number[];
   timeDeltas: number[];
+}
+
+/**
+ * The collector runs as one esbuild bundle (dist/main.mjs), so every frame would name that file: frames of a script
+ * with a source map beside it are given their original file, line and name, which the owners below match on.
+ */
+function resolveSources(nodes: ProfileNode[]): void {
+  const maps = new Map<string, SourceMap | null>();
+  const mapOf = (url: string) => {
+    if (!maps.has(url)) {
+      const file = url.startsWith('file://') ? fileURLToPath(url) : undefined;
+      const path = file && `${file}.map`;
+      maps.set(url, path && existsSync(path) ? new SourceMap(JSON.parse(readFileSync(path, 'utf8'))) : null);
+    }
+    return maps.get(url);
+  };
+  for (const node of nodes) {
+    const frame = node.callFrame;
+    if (!frame.url.endsWith('.mjs') || frame.lineNumber < 0) continue;
+    const map = mapOf(frame.url);
+    const entry = map?.findEntry(frame.lineNumber, frame.columnNumber) as
+      | { originalSource?: string; originalLine?: number; originalColumn?: number; name?: string }
+      | undefined;
+    if (!entry?.originalSource) continue;
+    node.callFrame = {
+      functionName: frame.functionName || entry.name || '',
+      // Sources are named relative to the map; absolute, they read as the unbundled files' URLs do.
+      url: entry.originalSource.startsWith('file:')
+        ? entry.originalSource
+        : pathToFileURL(resolve(dirname(fileURLToPath(frame.url)), entry.originalSource)).href,
+      lineNumber: entry.originalLine ?? 0,
+      columnNumber: entry.originalColumn ?? 0,
+    };
+  }
 }
 
 /** On-CPU milliseconds of a profile: to tell the main thread's profile from the module loader thread's. */
@@ -66,8 +103,8 @@ const OWNERS: [string, (frame: Frame) => boolean][] = [
   ['express + router', (f) => /\/node_modules\/(express|router)\//.test(f.url)],
   ['zod', (f) => f.url.includes('/node_modules/zod/')],
   [
-    '@collector/db write path (ingest.ts: row mapping, JSON.stringify of payloads, sorts)',
-    (f) => /\/packages\/db\/src\/ingest\.ts/.test(f.url),
+    '@collector/db write path (ingest.ts, write-path/: row mapping, JSON.stringify of payloads, sorts)',
+    (f) => /\/packages\/db\/src\/(ingest\.ts|write-path\/)/.test(f.url),
   ],
   ['@collector/domain', (f) => /\/packages\/domain\//.test(f.url)],
   ['other workspace code (api, service, bench)', (f) => /\/(packages|services|tools)\//.test(f.url)],
@@ -108,6 +145,7 @@ function stepOf(leaf: number, byId: Map<number, ProfileNode>, parent: Map<number
 /** `events`: how many events the process stored while profiled, to turn shares into µs per event. */
 export function summarizeProfile(file: string, top = 15, events?: number): string {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  resolveSources(profile.nodes);
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
