@@ -27,7 +27,7 @@ import type { Logger } from './logger';
 import { assignRequestId, requestLogger } from './request-id';
 import { createRestAdapter, parseQueryString } from './rest-adapter';
 import { serveSdk } from './sdk';
-import { createSentryRoutes } from './sentry/routes';
+import { createSentryRoutes, sentryFastPath } from './sentry/routes';
 
 export interface AppOptions {
   database: DatabaseHandle;
@@ -96,6 +96,8 @@ export function createApp(options: AppOptions) {
   app.set('query parser', parseQueryString);
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
   app.use(assignRequestId);
+  // Sentry SDKs' POSTs, one event a request, before every other layer (the routes below answer everything else).
+  app.use(sentryFastPath(ingestion));
 
   // Paths outside the REST route table answer other methods with 405 like the API paths. For /trpc this also keeps
   // methods such as TRACE away from tRPC's adapter, whose fetch Request refuses them with a TypeError (a 500).

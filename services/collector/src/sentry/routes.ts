@@ -1,10 +1,11 @@
 // POST /api/<projectId>/envelope/ and /api/<projectId>/store/: where Sentry SDKs send events, unmodified. Reads the
 // body (./envelope.ts), finds the key it names, and hands both to ingestion (packages/api/src/ingestion), which does
 // the rest; the answer is Sentry's.
+import type { IncomingMessage } from 'node:http';
 import { type CheckedApp, contractError, type Ingestion, toAppError } from '@collector/api';
 import { parseDsn } from '@collector/domain';
 import cors from 'cors';
-import { type Request, type RequestHandler, Router } from 'express';
+import { type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
 import { sendJson } from '../errors';
 import { heldBytes, readEnvelope, readStoreBody, type SentryEnvelope } from './envelope';
 
@@ -28,61 +29,132 @@ function keyFromRequest(req: Request): string | undefined {
   return fromQuery || keyFromAuthHeader(req.get('x-sentry-auth'));
 }
 
+/** The same key as keyFromRequest, from the raw query string: URLSearchParams.get takes the first of a repeated key. */
+function keyFromQueryString(req: IncomingMessage, query: string | undefined): string | undefined {
+  const fromQuery = query ? new URLSearchParams(query).get('sentry_key') : null;
+  const header = req.headers['x-sentry-auth'];
+  return fromQuery || keyFromAuthHeader(Array.isArray(header) ? header[0] : header);
+}
+
 // SDKs on any page post here: the headers they send are allowed, and the rate-limit headers they honour are exposed.
+const exposedHeaders = ['Retry-After', 'X-Sentry-Rate-Limits'];
 const sentryCors = cors({
   origin: '*',
   methods: ['POST'],
   allowedHeaders: ['x-sentry-auth', 'content-type', 'content-encoding', 'authorization', 'sentry-trace', 'baggage'],
-  exposedHeaders: ['Retry-After', 'X-Sentry-Rate-Limits'],
+  exposedHeaders,
   maxAge: 86_400,
 });
+/** What sentryCors sets on a POST (not a preflight), set directly on the fast path. */
+const postCorsHeaders = [
+  ['Access-Control-Allow-Origin', '*'],
+  ['Access-Control-Expose-Headers', exposedHeaders.join(',')],
+] as const;
+
+type Reader = (req: IncomingMessage) => Promise<SentryEnvelope>;
+const readers: Record<'envelope' | 'store', { read: Reader; maxHeldBytes: number }> = {
+  envelope: { read: readEnvelope, maxHeldBytes: heldBytes.envelope },
+  store: { read: readStoreBody, maxHeldBytes: heldBytes.store },
+};
+
+/**
+ * Reads the body and hands its events to ingestion; resolves to the event's id once committed, or throws the first
+ * rejection as a 400. Not async on purpose: only the id is kept while the request waits for its group's commit, not
+ * the parsed envelope (hundreds of requests wait at once under load, and what they hold is copied by every scavenge).
+ */
+function readAndIngest(
+  ingestion: Ingestion,
+  reader: (typeof readers)[keyof typeof readers],
+  app: CheckedApp | undefined,
+  projectId: string,
+  req: Request,
+  res: Response,
+): Promise<string | undefined> {
+  return reader.read(req).then((envelope) => {
+    // Read: from here on the request holds what was kept of its body, not the most it might have kept.
+    ingestion.settle(res, envelope.keptBytes);
+    const dsn = typeof envelope.header.dsn === 'string' ? parseDsn(envelope.header.dsn) : undefined;
+    // The answer's id is the Sentry event_id (an envelope holds at most one event).
+    const eventId = envelope.events[0]?.eventId;
+    return ingestion
+      .ingest(app ?? { projectId, publicKey: dsn?.publicKey }, {
+        format: 'sentry',
+        events: envelope.events,
+        skippedItems: envelope.skippedItems,
+      })
+      .then((result) => {
+        // A Sentry SDK reads no per-event answer: an event the collector's rules reject is a 400 saying why.
+        const rejection = result.rejected[0];
+        if (rejection) {
+          throw contractError('VALIDATION_FAILED', { details: [{ path: 'event', message: rejection.message }] });
+        }
+        return eventId;
+      });
+  });
+}
+
+/** One POST to an envelope or store endpoint, its project and key already taken from the URL or header. */
+async function handlePost(
+  ingestion: Ingestion,
+  reader: (typeof readers)[keyof typeof readers],
+  projectId: string,
+  publicKey: string | undefined,
+  req: Request,
+  res: Response,
+  next: NextFunction,
+): Promise<void> {
+  // The app, once a key in the URL or header was found good: a body refused as too large is counted against it.
+  let app: CheckedApp | undefined;
+  try {
+    // First of all: a refusal costs no look-up and leaves the body unread.
+    if (!ingestion.admit(req, res, reader.maxHeldBytes)) throw ingestion.refusal;
+    // A key in the URL or header is checked before the body is read: a wrong one costs nothing more.
+    if (publicKey !== undefined) app = await ingestion.check({ projectId, publicKey });
+    const eventId = await readAndIngest(ingestion, reader, app, projectId, req, res);
+    sendJson(res, 200, eventId !== undefined ? { id: eventId } : {});
+  } catch (error) {
+    const appError = toAppError(error);
+    if (appError.code === 'PAYLOAD_TOO_LARGE') ingestion.tooLarge(app);
+    // Sentry SDKs read this header whatever the status (sentry-python reads Retry-After only on a 429), and hold
+    // every send for its seconds: on a 429 (the app's rate limit) and on a 503 (ingestion at its limit of bytes in
+    // flight, the database away).
+    if (appError.retryAfterSeconds !== undefined)
+      res.setHeader('X-Sentry-Rate-Limits', `${appError.retryAfterSeconds}::organization`);
+    next(appError);
+  }
+}
+
+/** `/api/<digits>/envelope/` or `/store/`, slash optional, then the query if any: the form every SDK sends. */
+const FAST_PATH = /^\/api\/([1-9]\d{0,14})\/(envelope|store)\/?(?:\?(.*))?$/s;
+
+/**
+ * The Sentry POSTs in the form SDKs send them, taken before Express's router: one request per event made the router's
+ * walk over every layer, the cors middleware and the query parser a visible share of the endpoint's CPU. Anything
+ * else (a preflight, another method, another spelling of the path) falls through to createSentryRoutes, which answers
+ * it as before; what this takes it answers the same way.
+ */
+export function sentryFastPath(ingestion: Ingestion): RequestHandler {
+  return (req, res, next) => {
+    if (req.method !== 'POST') return next();
+    const match = FAST_PATH.exec(req.url);
+    if (!match) return next();
+    for (const [name, value] of postCorsHeaders) res.setHeader(name, value);
+    const reader = readers[match[2] as 'envelope' | 'store'];
+    void handlePost(ingestion, reader, match[1] as string, keyFromQueryString(req, match[3]), req, res, next);
+  };
+}
 
 export function createSentryRoutes(ingestion: Ingestion): Router {
   const router = Router();
   router.use(SENTRY_PATHS, sentryCors);
 
   const handle =
-    (read: (req: Request) => Promise<SentryEnvelope>, maxHeldBytes: number): RequestHandler =>
-    async (req, res, next) => {
-      // The app, once a key in the URL or header was found good: a body refused as too large is counted against it.
-      let app: CheckedApp | undefined;
-      try {
-        // First of all: a refusal costs no look-up and leaves the body unread.
-        if (!ingestion.admit(req, res, maxHeldBytes)) throw ingestion.refusal;
-        const projectId = String(req.params.projectId);
-        const publicKey = keyFromRequest(req);
-        // A key in the URL or header is checked before the body is read: a wrong one costs nothing more.
-        if (publicKey !== undefined) app = await ingestion.check({ projectId, publicKey });
-        const envelope = await read(req);
-        // Read: from here on the request holds what was kept of its body, not the most it might have kept.
-        ingestion.settle(res, envelope.keptBytes);
-        const dsn = typeof envelope.header.dsn === 'string' ? parseDsn(envelope.header.dsn) : undefined;
-        const result = await ingestion.ingest(app ?? { projectId, publicKey: dsn?.publicKey }, {
-          format: 'sentry',
-          events: envelope.events,
-          skippedItems: envelope.skippedItems,
-        });
-        // A Sentry SDK reads no per-event answer: an event the collector's rules reject is a 400 saying why.
-        const rejection = result.rejected[0];
-        if (rejection) {
-          throw contractError('VALIDATION_FAILED', { details: [{ path: 'event', message: rejection.message }] });
-        }
-        // The answer's id is the Sentry event_id (an envelope holds at most one event).
-        sendJson(res, 200, envelope.events[0] ? { id: envelope.events[0].eventId } : {});
-      } catch (error) {
-        const appError = toAppError(error);
-        if (appError.code === 'PAYLOAD_TOO_LARGE') ingestion.tooLarge(app);
-        // Sentry SDKs read this header whatever the status (sentry-python reads Retry-After only on a 429), and hold
-        // every send for its seconds: on a 429 (the app's rate limit) and on a 503 (ingestion at its limit of bytes in
-        // flight, the database away).
-        if (appError.retryAfterSeconds !== undefined)
-          res.setHeader('X-Sentry-Rate-Limits', `${appError.retryAfterSeconds}::organization`);
-        next(appError);
-      }
-    };
+    (reader: (typeof readers)[keyof typeof readers]): RequestHandler =>
+    (req, res, next) =>
+      handlePost(ingestion, reader, String(req.params.projectId), keyFromRequest(req), req, res, next);
 
-  router.post('/api/:projectId/envelope', handle(readEnvelope, heldBytes.envelope));
-  router.post('/api/:projectId/store', handle(readStoreBody, heldBytes.store));
+  router.post('/api/:projectId/envelope', handle(readers.envelope));
+  router.post('/api/:projectId/store', handle(readers.store));
   router.all(SENTRY_PATHS, (_req, res, next) => {
     res.setHeader('Allow', 'POST');
     next(contractError('METHOD_NOT_ALLOWED'));
