@@ -132,7 +132,14 @@ export class Ingestion {
       outcomes.count(appKey, 'rate_limited', sent, receivedAt);
       throw error;
     }
+    return this.judgeAndWrite(appKey, delivery, receivedAt);
+  }
 
+  /**
+   * Not async on purpose: the delivery, its mapped and judged events are garbage once the writer has serialised them,
+   * so nothing here is kept alive while the request waits for its group's commit (hundreds wait at once under load).
+   */
+  private judgeAndWrite(appKey: string, delivery: Delivery, receivedAt: number): Promise<IngestionResult> {
     const accepted: StoredEvent[] = [];
     const rejected: Rejection[] = [];
     // A Sentry event is mapped to the collector's event, then judged like any.
@@ -151,13 +158,12 @@ export class Ingestion {
           message: verdict.message,
         });
     }
-    outcomes.count(appKey, 'invalid', rejected.length, receivedAt);
+    this.deps.outcomes.count(appKey, 'invalid', rejected.length, receivedAt);
 
     // The writer serialises the events at once; only their count is needed after the commit, so they can die young.
-    const written = this.deps.writer.write({ appKey, events: accepted, receivedAt });
     const acceptedCount = accepted.length;
-    accepted.length = 0;
-    const { duplicates } = await written;
-    return { accepted: acceptedCount, duplicates, rejected };
+    return this.deps.writer
+      .write({ appKey, events: accepted, receivedAt })
+      .then(({ duplicates }) => ({ accepted: acceptedCount, duplicates, rejected }));
   }
 }
