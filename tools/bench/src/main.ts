@@ -669,15 +669,39 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
     accepted: number;
     seconds: number;
     serverUs: number;
+    postgresUs: number;
+    loadgenUs: number;
+    otherShare: number;
   }> = [];
   const round = async (label: string, kind: 'batch' | SentryKind, seconds: number) => {
-    const cpuBefore = processCpuMs(collector.pid);
+    // On a small machine the collector, PostgreSQL and the load generator share the CPUs: each one's share per event
+    // says which of them a change moved, and `other` how much of the machine something else took meanwhile.
+    const before = {
+      server: processCpuMs(collector.pid),
+      postgres: postgresCpuMs(),
+      loadgen: process.cpuUsage(),
+      machine: machineBusyMs(),
+      wall: performance.now(),
+    };
     const result =
       kind === 'batch'
         ? await closedLoopRound(batchTarget, source, batchTally, { connections: options.connections, seconds })
         : await sentryRound(kind, app, nextEvent, sentryTally, { connections: options.connections, seconds });
-    const serverUs = ((processCpuMs(collector.pid) - cpuBefore) * 1000) / result.accepted;
-    rows.push({ label, kind, ...result, serverUs });
+    const serverMs = processCpuMs(collector.pid) - before.server;
+    const postgresMs = postgresCpuMs() - before.postgres;
+    const loadgen = process.cpuUsage(before.loadgen);
+    const loadgenMs = (loadgen.user + loadgen.system) / 1000;
+    const otherMs = machineBusyMs() - before.machine - serverMs - postgresMs - loadgenMs;
+    const perEvent = (ms: number) => (ms * 1000) / result.accepted;
+    rows.push({
+      label,
+      kind,
+      ...result,
+      serverUs: perEvent(serverMs),
+      postgresUs: perEvent(postgresMs),
+      loadgenUs: perEvent(loadgenMs),
+      otherShare: Math.max(0, otherMs) / ((performance.now() - before.wall) * cpus().length),
+    });
     process.stderr.write(`  ${label} ${kind}: ${fmt(result.eventsPerSecond)} events/s, p99 ${fmt(result.p99)} ms\n`);
   };
   process.stderr.write(
@@ -708,13 +732,14 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
     out.push('NOTE: --profile is on: the collector runs under --cpu-prof, figures are lower than without it');
   out.push('');
   out.push(
-    `${'round'.padEnd(11)}${'endpoint'.padEnd(10)}${pad('events/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('non-2xx', 8)}${pad('errors', 7)}${pad('server µs/event', 17)}`,
+    `${'round'.padEnd(11)}${'endpoint'.padEnd(10)}${pad('events/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('non-2xx', 8)}${pad('errors', 7)}${pad('server µs/event', 17)}${pad('postgres', 10)}${pad('loadgen', 9)}${pad('other', 7)}`,
   );
   for (const row of rows) {
     out.push(
-      `${row.label.padEnd(11)}${row.kind.padEnd(10)}${pad(fmt(row.eventsPerSecond), 9)}${pad(fmt(row.p50, 1), 8)}${pad(fmt(row.p99, 1), 8)}${pad(String(row.non2xx), 8)}${pad(String(row.errors), 7)}${pad(fmt(row.serverUs), 17)}`,
+      `${row.label.padEnd(11)}${row.kind.padEnd(10)}${pad(fmt(row.eventsPerSecond), 9)}${pad(fmt(row.p50, 1), 8)}${pad(fmt(row.p99, 1), 8)}${pad(String(row.non2xx), 8)}${pad(String(row.errors), 7)}${pad(fmt(row.serverUs), 17)}${pad(fmt(row.postgresUs), 10)}${pad(fmt(row.loadgenUs), 9)}${pad(`${fmt(100 * row.otherShare)}%`, 7)}`,
     );
   }
+  out.push('(postgres, loadgen: their CPU µs per event; other: share of the machine used by everything else)');
   const rate = (kind: string) => {
     const list = rows.filter((row) => row.kind === kind && row.label.startsWith('round'));
     return list.reduce((sum, row) => sum + row.accepted, 0) / list.reduce((sum, row) => sum + row.seconds, 0);
