@@ -354,6 +354,20 @@ function readPlainBody(req: IncomingMessage, limit: number, consume: (chunk: Buf
     const onError = (error: Error) => fail(error);
     // Gone before its body was asked for (the key was checked first): no event will come.
     if (req.destroyed && !req.complete) return reject(unreadable('body', 'it ended early'));
+    // A small body usually arrived with its headers, and the parser has it all by the time the key was checked: take
+    // it as it lies, without flowing mode's listeners and events (one event a request makes those count).
+    if (req.complete && !req.readableFlowing) {
+      for (let chunk = req.read() as Buffer | null; chunk !== null; chunk = req.read() as Buffer | null) {
+        bytes += chunk.length;
+        if (bytes > limit) return fail(tooLarge('body', limit));
+        try {
+          consume(chunk);
+        } catch (error) {
+          return fail(error);
+        }
+      }
+      return resolve();
+    }
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('close', onClose);
