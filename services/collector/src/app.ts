@@ -1,5 +1,5 @@
 // The HTTP application: health probes, the OpenAPI document, tRPC for the typed client, REST for everyone else.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type AlertChannels,
   appRouter,
@@ -79,15 +79,14 @@ export function createApp(options: AppOptions) {
     alerts: options.alerts,
     publicUrl: options.publicUrl ?? (() => 'http://localhost:3100'),
   });
-  const logError = (error: AppError, req: Request) => {
+  const logError = (error: AppError, req: Request | IncomingMessage) => {
+    // Requests taken before Express (the Sentry POSTs) have no req.path: their URL's path is it.
+    const path = 'path' in req ? req.path : req.url?.split('?')[0];
     if (error.code === 'INTERNAL')
-      requestLogger(logger, req).error(
-        { err: error.cause ?? error, method: req.method, path: req.path },
-        'request failed',
-      );
+      requestLogger(logger, req).error({ err: error.cause ?? error, method: req.method, path }, 'request failed');
     // The budget's refusals are logged by the budget, once a second at most.
     else if (error.code === 'UNAVAILABLE' && error !== ingestion.refusal)
-      requestLogger(logger, req).warn({ err: error.cause ?? error, path: req.path }, 'database unavailable');
+      requestLogger(logger, req).warn({ err: error.cause ?? error, path }, 'database unavailable');
   };
   const openApiDocument = createOpenApiDocument({ baseUrl: '/', version: options.version ?? '0.1.0' });
 
@@ -96,8 +95,6 @@ export function createApp(options: AppOptions) {
   app.set('query parser', parseQueryString);
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
   app.use(assignRequestId);
-  // Sentry SDKs' POSTs, one event a request, before every other layer (the routes below answer everything else).
-  app.use(sentryFastPath(ingestion));
 
   // Paths outside the REST route table answer other methods with 405 like the API paths. For /trpc this also keeps
   // methods such as TRACE away from tRPC's adapter, whose fetch Request refuses them with a TypeError (a 500).
@@ -168,6 +165,11 @@ export function createApp(options: AppOptions) {
   // The dashboard's files and its page for non-API paths; everything under /api still ends in the REST adapter.
   app.use(serveDashboard({ dir: options.dashboardDir ?? defaultDashboardDir, logger }));
   app.use(createRestAdapter(createContext, ingestion));
-  app.use(errorHandler(logError));
-  return app;
+  const handleError = errorHandler(logError);
+  app.use(handleError);
+  // Sentry SDKs' POSTs, one event a request, are taken before Express (sentry/routes.ts); everything else is Express's.
+  const takeSentryPost = sentryFastPath(ingestion, handleError);
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    if (!takeSentryPost(req, res)) app(req, res);
+  };
 }

@@ -1,5 +1,6 @@
 // Starting and stopping the whole service: database, migrations, HTTP. Used by main.ts and by the tests.
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defaultRateLimits, IngestBudget, type RateLimitConfig } from '@collector/api';
 import {
@@ -108,7 +109,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     trustProxy: options.trustProxy,
     rateLimits: { ...defaultRateLimits, ...options.rateLimits },
   });
-  const server = app.listen(options.port, options.host ?? '::');
+  const server = createServer(app).listen(options.port, options.host ?? '::');
   // Requests Node's HTTP parser refuses (bad header bytes, oversize headers, a body longer than its
   // Content-Length) never reach Express; answer them with the contract's JSON body too.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {

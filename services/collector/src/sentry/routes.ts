@@ -1,12 +1,13 @@
 // POST /api/<projectId>/envelope/ and /api/<projectId>/store/: where Sentry SDKs send events, unmodified. Reads the
 // body (./envelope.ts), finds the key it names, and hands both to ingestion (packages/api/src/ingestion), which does
 // the rest; the answer is Sentry's.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type CheckedApp, contractError, type Ingestion, toAppError } from '@collector/api';
 import { parseDsn } from '@collector/domain';
 import cors from 'cors';
-import { type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
+import { type Request, type RequestHandler, Router } from 'express';
 import { sendJson } from '../errors';
+import { setRequestId } from '../request-id';
 import { heldBytes, readEnvelope, readStoreBody, type SentryEnvelope } from './envelope';
 
 const SENTRY_PATHS = ['/api/:projectId/envelope', '/api/:projectId/store'];
@@ -67,8 +68,8 @@ function readAndIngest(
   reader: (typeof readers)[keyof typeof readers],
   app: CheckedApp | undefined,
   projectId: string,
-  req: Request,
-  res: Response,
+  req: IncomingMessage,
+  res: ServerResponse,
 ): Promise<string | undefined> {
   return reader.read(req).then((envelope) => {
     // Read: from here on the request holds what was kept of its body, not the most it might have kept.
@@ -99,9 +100,9 @@ async function handlePost(
   reader: (typeof readers)[keyof typeof readers],
   projectId: string,
   publicKey: string | undefined,
-  req: Request,
-  res: Response,
-  next: NextFunction,
+  req: IncomingMessage,
+  res: ServerResponse,
+  fail: (error: unknown) => void,
 ): Promise<void> {
   // The app, once a key in the URL or header was found good: a body refused as too large is counted against it.
   let app: CheckedApp | undefined;
@@ -120,7 +121,7 @@ async function handlePost(
     // flight, the database away).
     if (appError.retryAfterSeconds !== undefined)
       res.setHeader('X-Sentry-Rate-Limits', `${appError.retryAfterSeconds}::organization`);
-    next(appError);
+    fail(appError);
   }
 }
 
@@ -128,19 +129,25 @@ async function handlePost(
 const FAST_PATH = /^\/api\/([1-9]\d{0,14})\/(envelope|store)\/?(?:\?(.*))?$/s;
 
 /**
- * The Sentry POSTs in the form SDKs send them, taken before Express's router: one request per event made the router's
- * walk over every layer, the cors middleware and the query parser a visible share of the endpoint's CPU. Anything
- * else (a preflight, another method, another spelling of the path) falls through to createSentryRoutes, which answers
- * it as before; what this takes it answers the same way.
+ * The Sentry POSTs in the form SDKs send them, taken before Express: one request per event made Express's request
+ * set-up, the router's walk over every layer, cors and the query parser a visible share of the endpoint's CPU. True
+ * when it took the request; anything else (a preflight, another method, another spelling of the path) is left to
+ * Express and createSentryRoutes, which answer it as before. `fail` answers an error as Express's error handler does.
  */
-export function sentryFastPath(ingestion: Ingestion): RequestHandler {
-  return (req, res, next) => {
-    if (req.method !== 'POST') return next();
-    const match = FAST_PATH.exec(req.url);
-    if (!match) return next();
+export function sentryFastPath(
+  ingestion: Ingestion,
+  fail: (error: unknown, req: IncomingMessage, res: ServerResponse) => void,
+): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    if (req.method !== 'POST') return false;
+    const match = FAST_PATH.exec(req.url ?? '');
+    if (!match) return false;
+    setRequestId(req, res);
     for (const [name, value] of postCorsHeaders) res.setHeader(name, value);
     const reader = readers[match[2] as 'envelope' | 'store'];
-    void handlePost(ingestion, reader, match[1] as string, keyFromQueryString(req, match[3]), req, res, next);
+    const publicKey = keyFromQueryString(req, match[3]);
+    void handlePost(ingestion, reader, match[1] as string, publicKey, req, res, (error) => fail(error, req, res));
+    return true;
   };
 }
 
