@@ -115,7 +115,9 @@ function framesOf(exception: Json | undefined): MappedFrame[] {
 
 /** A frame as a V8 stack line, the form the fingerprint's frame reader and people both read. */
 function frameLine(frame: MappedFrame): string {
-  const location = [frame.file ?? '<unknown>', frame.line, frame.column].filter((part) => part !== undefined).join(':');
+  let location = frame.file ?? '<unknown>';
+  if (frame.line !== undefined) location += `:${frame.line}`;
+  if (frame.column !== undefined) location += `:${frame.column}`;
   return frame.function && frame.function !== '?' ? `    at ${frame.function} (${location})` : `    at ${location}`;
 }
 
@@ -125,12 +127,15 @@ function exceptionHeader(exception: Json): string {
   return type && value ? `${type}: ${value}` : (type ?? value ?? 'Error');
 }
 
-/** The main exception's header and frames, innermost first; then each exception it was caused by, the same way. */
-function stackText(chain: Json[]): string | undefined {
+/**
+ * The main exception's header and frames, innermost first; then each exception it was caused by, the same way.
+ * `frames[i]` is framesOf(chain[i]), mapped once by the caller, which keeps the main exception's.
+ */
+function stackText(chain: Json[], frames: MappedFrame[][]): string | undefined {
   const parts: string[] = [];
   for (let i = chain.length - 1; i >= 0; i--) {
     const exception = chain[i] as Json;
-    const lines = framesOf(exception).map(frameLine);
+    const lines = (frames[i] as MappedFrame[]).map(frameLine);
     parts.push(
       [i === chain.length - 1 ? exceptionHeader(exception) : `Caused by: ${exceptionHeader(exception)}`, ...lines].join(
         '\n',
@@ -138,7 +143,7 @@ function stackText(chain: Json[]): string | undefined {
     );
   }
   const text = parts.join('\n');
-  return chain.some((exception) => framesOf(exception).length > 0) ? text : undefined;
+  return frames.some((list) => list.length > 0) ? text : undefined;
 }
 
 /** `message` as a string, or the older `{ formatted, message }` form; then `logentry`. */
@@ -179,13 +184,14 @@ function breadcrumbsOf(value: unknown): Json[] | undefined {
     const message = stringAt(crumb.message);
     const level = levelOf(crumb.level);
     const data = objectAt(crumb.data);
-    mapped.push({
-      ...(timestamp !== undefined && { timestamp }),
-      ...(category !== undefined && { category }),
-      ...(message !== undefined && { message }),
-      ...(level !== undefined && { level }),
-      ...(data !== undefined && { data }),
-    });
+    // Field by field, as framesOf does, rather than five conditional spreads per breadcrumb.
+    const one: Json = {};
+    if (timestamp !== undefined) one.timestamp = timestamp;
+    if (category !== undefined) one.category = category;
+    if (message !== undefined) one.message = message;
+    if (level !== undefined) one.level = level;
+    if (data !== undefined) one.data = data;
+    mapped.push(one);
   }
   return mapped.length > 0 ? mapped : undefined;
 }
@@ -217,8 +223,9 @@ export function fromSentryEvent(event: Json, context: SentryMappingContext): Jso
   const isFailedRequest =
     mechanism?.startsWith(HTTP_CLIENT_MECHANISM) === true && method !== undefined && url !== undefined;
   const status = integerAt(response?.status_code);
-  const stack = stackText(chain);
-  const frames = main ? framesOf(main) : [];
+  const framesByException = chain.map(framesOf);
+  const stack = stackText(chain, framesByException);
+  const frames = framesByException.at(-1) ?? [];
   const eventId = stringAt(event.event_id) ?? context.eventId;
   const timestamp = sentryTimestamp(event.timestamp) ?? context.receivedAt;
   const sdk = objectAt(event.sdk);
