@@ -206,7 +206,7 @@ export function summarizeProfile(file: string, top = 15, events?: number): strin
   return lines.join('\n');
 }
 
-// `tsx src/profile.ts FILE.cpuprofile` summarises a profile on its own.
+// `tsx src/profile.ts FILE.cpuprofile` summarises a profile on its own (a bundle's, while that bundle is still built).
 if (import.meta.url === `file://${process.argv[1]}`) {
   for (const file of process.argv.slice(2)) console.log(summarizeProfile(file, 25));
 }
