@@ -1,5 +1,4 @@
 // Writing JSON answers (the API's and the contract's error body), and the last Express error handler.
-
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorHeaders, errorStatus, toAppError } from '@collector/api';
 import type { AppError } from '@collector/domain';
