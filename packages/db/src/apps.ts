@@ -13,11 +13,11 @@ export function toApp(row: AppRow, publicUrl: string): App {
   };
 }
 
-/** Creates the app with its zeroed totals row, so ingestion only ever updates. Returns the row with its project id. */
+/** Creates the app with its zeroed totals row (an app with no events shows zeros). Returns the row with its project id. */
 export async function insertApp(db: Kysely<Database>, app: Insertable<AppsTable>): Promise<AppRow> {
   return db.transaction().execute(async (trx) => {
     const row = await trx.insertInto('apps').values(app).returningAll().executeTakeFirstOrThrow();
-    await trx.insertInto('app_totals').values({ app_key: app.app_key }).execute();
+    await trx.insertInto('app_totals_folded').values({ app_key: app.app_key }).execute();
     return row;
   });
 }

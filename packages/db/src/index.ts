@@ -2,6 +2,7 @@ export { sql } from 'kysely';
 export * from './alerts';
 export * from './apps';
 export * from './connection';
+export * from './counters';
 export * from './database-errors';
 export * from './embedded-postgres';
 export * from './event-writer';

@@ -44,6 +44,14 @@ const sortColumns = {
   users: 'user_count',
 } as const satisfies Record<IssueSort, keyof IssueRow>;
 
+/** The exact value of each sort's column: the issue's folded value (i) with its unfolded deltas (d) added. */
+const exactSortKeys: Record<IssueSort, RawBuilder<number>> = {
+  lastSeen: sql`greatest(i.last_seen_at, d.last_seen)`,
+  firstSeen: sql`least(i.first_seen_at, d.first_seen)`,
+  events: sql`i.event_count + coalesce(d.events, 0)`,
+  users: sql`i.user_count + coalesce(d.users, 0)`,
+};
+
 /** The value a cursor keeps of an issue: its sort key. */
 export function sortValue(row: IssueRow, sort: IssueSort): number {
   return row[sortColumns[sort]];
@@ -70,13 +78,15 @@ export interface IssueListQuery {
  * scan finds the matching keys, once for the count and once for the page, which seeks past the cursor on the sort key.
  * The search reads search_text, lower-cased when the issue was written, so a search costs a byte search per issue.
  * Release and environment come from issue_facets, whose key finds an app's issues seen with a value.
+ * Counts are exact (counters.ts): the issues' folded values plus their unfolded deltas, which are few (a second's
+ * statements at most), summed once and hash-joined.
  */
 export async function listIssues(
   db: Kysely<Database>,
   query: IssueListQuery,
 ): Promise<{ rows: IssueRow[]; hasMore: boolean; total: number }> {
   const take = query.limit + 1;
-  const column = sql.ref(`i.${sortColumns[query.sort]}`);
+  const column = exactSortKeys[query.sort];
   const conditions = [sql`a.user_id = ${query.userId}`];
   if (query.appKey !== undefined) conditions.push(sql`a.app_key = ${query.appKey}`);
   if (query.statuses !== undefined) conditions.push(sql`i.status in (${sql.join(query.statuses)})`);
@@ -96,8 +106,14 @@ export async function listIssues(
     ? sql`where (m.sort_key, m.app_key, m.fingerprint) < (${after.value}::int8, ${after.appKey}, ${after.fingerprint})`
     : sql``;
   const { rows } = await sql<IssueRow & { total: number }>`
-    with matching as materialized (
+    with deltas as (
+      select app_key, fingerprint, sum(events) as events, sum(users) as users, min(first_seen) as first_seen,
+        max(last_seen) as last_seen
+      from issue_deltas group by 1, 2
+    ),
+    matching as materialized (
       select i.app_key, i.fingerprint, ${column} as sort_key from issues i join apps a on a.app_key = i.app_key
+      left join deltas d on d.app_key = i.app_key and d.fingerprint = i.fingerprint
       where ${sql.join(conditions, sql` and `)}
     ),
     page as (
@@ -106,7 +122,7 @@ export async function listIssues(
     )
     select t.total, i.* from (select count(*)::int8 as total from matching) t
     left join page p on true
-    left join issues i on i.app_key = p.app_key and i.fingerprint = p.fingerprint
+    left join issues_live i on i.app_key = p.app_key and i.fingerprint = p.fingerprint
     order by p.sort_key desc, p.app_key desc, p.fingerprint desc`.execute(db);
   const total = rows[0]?.total ?? 0;
   const issues = rows.filter((row) => row.app_key !== null).map(({ total: _total, ...row }) => row as IssueRow);
@@ -118,12 +134,12 @@ export async function findIssue(
   query: { userId: string; appKey: string; fingerprint: string },
 ): Promise<IssueRow | undefined> {
   return db
-    .selectFrom('issues')
-    .innerJoin('apps', 'apps.app_key', 'issues.app_key')
-    .selectAll('issues')
+    .selectFrom('issues_live')
+    .innerJoin('apps', 'apps.app_key', 'issues_live.app_key')
+    .selectAll('issues_live')
     .where('apps.user_id', '=', query.userId)
-    .where('issues.app_key', '=', query.appKey)
-    .where('issues.fingerprint', '=', query.fingerprint)
+    .where('issues_live.app_key', '=', query.appKey)
+    .where('issues_live.fingerprint', '=', query.fingerprint)
     .executeTakeFirst();
 }
 
@@ -238,14 +254,15 @@ export async function setIssueStatus(
   db: Kysely<Database>,
   query: { userId: string; appKey: string; fingerprint: string; status: IssueStatus; now: number },
 ): Promise<IssueRow | undefined> {
-  const { rows } = await sql<IssueRow>`
+  const { rows } = await sql<{ app_key: string }>`
     update issues i set
       status = ${query.status},
       status_changed_at = case when i.status = ${query.status} then i.status_changed_at else ${query.now}::int8 end
     from apps a
     where a.app_key = i.app_key and a.user_id = ${query.userId} and i.app_key = ${query.appKey} and i.fingerprint = ${query.fingerprint}
-    returning i.*`.execute(db);
-  return rows[0];
+    returning i.app_key`.execute(db);
+  // Read back with its exact counts (issues_live), which the updated row alone lacks (counters.ts).
+  return rows.length === 0 ? undefined : findIssue(db, query);
 }
 
 /**

@@ -49,13 +49,11 @@ export class OutcomeCounter {
     this.flushing = (async () => {
       try {
         await sql`
-          insert into outcomes as o (app_key, hour_start, reason, events)
+          insert into outcomes_deltas (app_key, hour_start, reason, events)
           select r.app_key, r.hour_start, r.reason, r.events
           from jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) as r(app_key text, hour_start int8, reason text, events int8)
           -- An app deleted meanwhile has nothing left to count against.
-          where exists (select from apps a where a.app_key = r.app_key)
-          order by 1, 2, 3
-          on conflict (app_key, hour_start, reason) do update set events = o.events + excluded.events`.execute(this.db);
+          where exists (select from apps a where a.app_key = r.app_key)`.execute(this.db);
       } catch (error) {
         for (const entry of batch) {
           const key = `${entry.app_key}\u0000${entry.hour_start}\u0000${entry.reason}`;

@@ -31,7 +31,10 @@ export interface AppsTable {
   project_id: Generated<number>;
 }
 
-/** Running totals per app, kept in the ingesting transaction so the overview never scans events. */
+/**
+ * Running totals per app, kept in the ingesting transaction so the overview never scans events. Like every summed
+ * counter (counters.ts), `app_totals` is a view: `app_totals_folded` plus the unfolded `app_totals_deltas`.
+ */
 export interface AppTotalsTable {
   app_key: string;
   events: Generated<number>;
@@ -117,6 +120,18 @@ export interface IssueDaysTable {
   fingerprint: string;
   day: number;
   events: number;
+}
+
+/** An issue's counts that one write statement added, not yet folded into its row (counters.ts). */
+export interface IssueDeltasTable {
+  app_key: string;
+  fingerprint: string;
+  events: number;
+  users: number;
+  first_seen: number;
+  last_seen: number;
+  level: string | null;
+  last_release: string | null;
 }
 
 /** The releases and environments (facet) each issue has been seen in, for the issue list's filters. */
@@ -248,23 +263,40 @@ export interface Database {
   sessions: SessionsTable;
   apps: AppsTable;
   app_totals: AppTotalsTable;
+  app_totals_folded: AppTotalsTable;
+  app_totals_deltas: AppTotalsTable;
   events: EventsTable;
   event_ids: EventIdsTable;
   deleted_event_minutes: DeletedEventMinutesTable;
   outcomes: OutcomesTable;
+  outcomes_folded: OutcomesTable;
+  outcomes_deltas: OutcomesTable;
   issue_payload_trims: IssuePayloadTrimsTable;
   issues: IssuesTable;
+  /** issues with the counts not yet folded into them added: what readers read (migration 0017). */
+  issues_live: IssuesTable;
+  issue_deltas: IssueDeltasTable;
   issue_users: IssueUsersTable;
   issue_days: IssueDaysTable;
+  issue_days_folded: IssueDaysTable;
+  issue_days_deltas: IssueDaysTable;
   issue_facets: IssueFacetsTable;
   app_users: AppUsersTable;
   app_hourly: AppHourlyTable;
+  app_hourly_folded: AppHourlyTable;
+  app_hourly_deltas: AppHourlyTable;
   activity_hours: ActivityHoursTable;
   activity_by_prev_day: ActivityByPrevDayTable;
+  activity_by_prev_day_folded: ActivityByPrevDayTable;
+  activity_by_prev_day_deltas: ActivityByPrevDayTable;
   activity_by_hour: ActivityByHourTable;
+  activity_by_hour_folded: ActivityByHourTable;
+  activity_by_hour_deltas: ActivityByHourTable;
   issue_hours: IssueHoursTable;
   owner_users: OwnerUsersTable;
   owner_totals: OwnerTotalsTable;
+  owner_totals_folded: OwnerTotalsTable;
+  owner_totals_deltas: OwnerTotalsTable;
   alerts: AlertsTable;
   alert_deliveries: AlertDeliveriesTable;
   issue_minutes: IssueMinutesTable;

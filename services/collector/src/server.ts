@@ -13,6 +13,7 @@ import {
 } from '@collector/db';
 import { type AlertOptions, AlertWorker } from './alerts/worker';
 import { createApp } from './app';
+import { startCounterFolder } from './counter-folder';
 import { DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES } from './env';
 import type { Logger } from './logger';
 import { type RetentionJob, type RetentionJobOptions, startRetentionJob } from './retention-job';
@@ -142,6 +143,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const retention = options.retention
     ? startRetentionJob(database, options.retention, options.clock ?? Date.now, logger)
     : undefined;
+  const folder = startCounterFolder(database, logger);
   return {
     url,
     database,
@@ -150,6 +152,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await retention?.stop();
+      await folder.stop();
       await alertWorker.stop();
       await outcomes.flush().catch((error) => logger.warn({ err: error }, 'outcomes of the last second not written'));
       await close();
