@@ -101,6 +101,9 @@ describe('the counter ledger', () => {
       return foldCounters(db);
     });
     expect(results).toBe(false);
+    // The lock is the session's while it folds, and given back after.
+    expect(await foldCounters(db)).toBe(true);
+    expect(await foldCounters(db)).toBe(true);
   });
 
   it('keeps every count exact while folds run beside concurrent writers', async () => {

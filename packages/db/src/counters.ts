@@ -81,24 +81,31 @@ const foldIssues = sql`with moved as (delete from issue_deltas returning *),
       else coalesce(i.last_release, s.last_release) end
   from summed s where i.app_key = s.app_key and i.fingerprint = s.fingerprint`;
 
-// Any constant shared by every process: pg_try_advisory_xact_lock takes one int8. "ledger" in ASCII.
+// Any constant shared by every process: pg_try_advisory_lock takes one int8. "ledger" in ASCII.
 const FOLD_LOCK = sql.lit(0x6c6564676572);
 
 /**
  * Folds every counter's deltas, unless another process is folding now (then it returns false at once: that one takes
- * these deltas too, or the next fold does). One transaction: the lock ends with it.
+ * these deltas too, or the next fold does). Each counter's fold is its own transaction, so the rows one locks are
+ * locked only while it runs; the session's advisory lock spans them all, on one connection.
  */
 export async function foldCounters(db: Kysely<Database>): Promise<boolean> {
-  return db.transaction().execute(foldInTransaction);
+  return db.connection().execute(async (connection) => {
+    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${FOLD_LOCK}) as locked`.execute(
+      connection,
+    );
+    if (!rows[0]?.locked) return false;
+    try {
+      await foldAll(connection);
+    } finally {
+      await sql`select pg_advisory_unlock(${FOLD_LOCK})`.execute(connection);
+    }
+    return true;
+  });
 }
 
-/** foldCounters inside a transaction of the caller's (the lock is held until it ends). */
-export async function foldInTransaction(trx: Kysely<Database>): Promise<boolean> {
-  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${FOLD_LOCK}) as locked`.execute(
-    trx,
-  );
-  if (!rows[0]?.locked) return false;
-  for (const counter of counters) await foldCounter(counter).execute(trx);
-  await foldIssues.execute(trx);
-  return true;
+/** Every fold, on the caller's connection or transaction (a test counts the row updates one transaction makes). */
+export async function foldAll(db: Kysely<Database>): Promise<void> {
+  for (const counter of counters) await foldCounter(counter).execute(db);
+  await foldIssues.execute(db);
 }

@@ -2,7 +2,7 @@
 // machine's PostgreSQL: the collector with WORKERS=N (the production bundle) and then the bare baseline with N
 // processes (baseline.ts under node:cluster), the same closed-loop load of 50-event batches of one app each. Per point:
 // events/s, p99, the RSS of all the collector's processes, the share of PostgreSQL's active backends that wait on a
-// lock (pg_stat_activity sampled every 50 ms), and the waits for a lock longer than 10 ms, per 1,000 batches: the
+// lock (pg_stat_activity sampled every 50 ms), and the waits for a row lock longer than 10 ms, per 1,000 batches: the
 // database runs with log_lock_waits = on and deadlock_timeout = 10ms, and every "still waiting" line the server logs
 // for it is counted (--pg-log names the server's log file; Debian's is found by itself). Nothing lost: every accepted
 // event is stored, and the app's counters equal its events.
@@ -42,6 +42,7 @@ interface Point {
   rssMiB: number;
   lockShare: number;
   waitsPer1000: number | undefined;
+  otherWaitsPer1000: number | undefined;
   batches: number;
   lost: string;
 }
@@ -77,10 +78,16 @@ function findPgLog(given: string | undefined, version: string): string | undefin
   return existsSync(debian) ? debian : undefined;
 }
 
-/** Counts the "still waiting" lines (log_lock_waits) about `database` the log gained since `from` (a byte offset). */
-function lockWaitsSince(log: string, from: number, database: string): number {
+/**
+ * The waits for a row lock longer than deadlock_timeout that the log gained since `from` (a byte offset), for
+ * `database`: log_lock_waits' "still waiting for" lines on a transaction (a row another transaction wrote) or a tuple.
+ * Waits on other locks (a relation's extension, an advisory lock) are counted apart.
+ */
+function lockWaitsSince(log: string, from: number, database: string): { rows: number; other: number } {
   const text = readFileSync(log).subarray(from).toString('utf8');
-  return text.split('\n').filter((line) => line.includes('still waiting for') && line.includes(`@${database} `)).length;
+  const waits = text.split('\n').filter((line) => line.includes('still waiting for') && line.includes(`@${database} `));
+  const rows = waits.filter((line) => / on (transaction|tuple) /.test(line)).length;
+  return { rows, other: waits.length - rows };
 }
 
 export async function runWorkersBench(options: WorkersBenchOptions): Promise<void> {
@@ -198,7 +205,8 @@ export async function runWorkersBench(options: WorkersBenchOptions): Promise<voi
         non2xx: round.non2xx,
         rssMiB: Math.max(...rss, 0),
         lockShare,
-        waitsPer1000: waits === undefined ? undefined : (waits / Math.max(round.requests, 1)) * 1000,
+        waitsPer1000: waits === undefined ? undefined : (waits.rows / Math.max(round.requests, 1)) * 1000,
+        otherWaitsPer1000: waits === undefined ? undefined : (waits.other / Math.max(round.requests, 1)) * 1000,
         batches: round.requests,
         lost,
       };
@@ -215,14 +223,15 @@ export async function runWorkersBench(options: WorkersBenchOptions): Promise<voi
       console.log(
         `  ${which} WORKERS=${workers}: ${fmt(point.eventsPerSecond)} events/s, p99 ${fmt(point.p99)} ms, ` +
           `waiting on locks ${fmt(point.lockShare * 100)}% of active backends, ` +
-          `lock waits > 10 ms ${point.waitsPer1000 === undefined ? 'n/a' : fmt(point.waitsPer1000, 1)} per 1,000 batches, ${point.lost}`,
+          `row-lock waits > 10 ms ${point.waitsPer1000 === undefined ? 'n/a' : fmt(point.waitsPer1000, 1)} per 1,000 batches ` +
+          `(other lock waits ${point.otherWaitsPer1000 === undefined ? 'n/a' : fmt(point.otherWaitsPer1000, 1)}), ${point.lost}`,
       );
     }
   }
   const first = points.find((point) => point.which === 'collector');
   console.log('');
   console.log(
-    '| WORKERS | collector events/s | vs WORKERS=1 | p99 ms | RSS MiB (all processes) | active backends waiting on locks | lock waits > 10 ms per 1,000 batches | baseline events/s | baseline p99 ms | collector / baseline |',
+    '| WORKERS | collector events/s | vs WORKERS=1 | p99 ms | RSS MiB (all processes) | active backends waiting on locks | row-lock waits > 10 ms per 1,000 batches | baseline events/s | baseline p99 ms | collector / baseline |',
   );
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const workers of options.workers) {

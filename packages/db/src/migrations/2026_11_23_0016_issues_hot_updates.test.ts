@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../../test/database';
 import { insertApp } from '../apps';
 import { openDatabase } from '../connection';
-import { foldInTransaction } from '../counters';
+import { foldAll } from '../counters';
 import { prepareBatch, storePreparedBatches } from '../ingest';
 
 const database = await openDatabase({ url: await testDatabaseUrl() });
@@ -41,7 +41,7 @@ describe('migration 0016: HOT updates of issues', () => {
     const hot = await database.db.transaction().execute(async (trx) => {
       for (let i = 0; i < 6; i++) {
         await storePreparedBatches(trx, [prepareBatch({ appKey, events: [event(i)], receivedAt: now + i })]);
-        await foldInTransaction(trx);
+        await foldAll(trx);
       }
       const { rows } = await sql<{ updated: number; hot: number }>`
         select pg_stat_get_xact_tuples_updated('issues'::regclass)::int4 as updated, pg_stat_get_xact_tuples_hot_updated('issues'::regclass)::int4 as hot`.execute(

@@ -23,9 +23,10 @@ export const issueParts: readonly StatementPart[] = [
     reads: ['sent_events'],
     query: sql`select distinct on (app_key, fingerprint) app_key, fingerprint, level, release from sent_events order by app_key, fingerprint, ts desc`,
   }),
-  // An issue row is locked only when its state changes. A new issue is inserted, DO NOTHING when a concurrent
-  // statement inserted it first (this one then waits for that one's commit, once per new issue): RETURNING names the
-  // issues this statement created, each exactly once, for the new-issue alerts. Its counts start at zero; the deltas
+  // An issue row is locked only when its state changes. An issue this statement's snapshot does not show is inserted,
+  // DO NOTHING when a concurrent statement inserted it first (this one then waits for that one's commit, once per new
+  // issue): RETURNING names the issues this statement created, each exactly once, for the new-issue alerts. Known
+  // issues are not even tried: an insert checks the key's row, and waits for whoever is updating it (the fold). Its counts start at zero; the deltas
   // below add this statement's events, as for any issue. status_changed_at carries the receipt of its first events:
   // the time it took its first status. search_text is what the list's search reads, lower-cased once here.
   part({
@@ -39,6 +40,7 @@ export const issueParts: readonly StatementPart[] = [
     from issue_additions a
     join first_event_of_issue f on f.app_key = a.app_key and f.fingerprint = a.fingerprint
     join latest_event_of_issue l on l.app_key = a.app_key and l.fingerprint = a.fingerprint
+    where not exists (select from issues k where k.app_key = a.app_key and k.fingerprint = a.fingerprint)
     order by a.app_key, a.fingerprint
     on conflict (app_key, fingerprint) do nothing
     returning app_key, fingerprint`,
