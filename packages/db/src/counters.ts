@@ -31,6 +31,12 @@ export const counters: readonly Counter[] = [
     owner: 'apps',
   },
   { table: 'issue_days', keys: ['app_key', 'fingerprint', 'day'], sums: ['events'], owner: 'apps' },
+  {
+    table: 'issue_contexts',
+    keys: ['app_key', 'fingerprint', 'release', 'environment', 'user_agent'],
+    sums: ['events'],
+    owner: 'apps',
+  },
   { table: 'outcomes', keys: ['app_key', 'hour_start', 'reason'], sums: ['events'], owner: 'apps' },
   { table: 'activity_by_prev_day', keys: ['app_key', 'kind', 'day', 'prev_day'], sums: ['links'], owner: 'apps' },
   { table: 'activity_by_hour', keys: ['app_key', 'kind', 'hour', 'prev_day'], sums: ['links'], owner: 'apps' },

@@ -17,7 +17,7 @@ import { foldCounters } from './counters';
 import { type EmbeddedPostgres, embeddedPostgresUnavailable, startEmbeddedPostgres } from './embedded-postgres';
 import { prepareBatch, storePreparedBatches } from './ingest';
 import { findIssue, issueEventContexts, issueSeries, listIssueEvents, listIssues } from './issues';
-import { migrateDatabase } from './migrate';
+import { migrateDatabase, migrateToLatest } from './migrate';
 import { outcomeTotals } from './outcomes';
 import { overviewTotals } from './overview';
 import type { Database } from './schema';
@@ -331,6 +331,7 @@ describe.skipIf(unavailable !== undefined)(
       const attempt = [prepareBatch(batch('web_replica_one', events('web_replica_one', 'z', 2, ['u0'], ['f0'])))];
       await expect(storePreparedBatches(standbyDb, attempt)).rejects.toMatchObject({ code: '25006' });
       await expect(foldCounters(standbyDb)).rejects.toMatchObject({ code: '25006' });
+      console.log('MIGRATE ON STANDBY', await migrateToLatest(standbyDb).then((r) => ['ok', r], (e) => ['err', String(e), String(e.cause)]));
     });
   },
 );

@@ -122,6 +122,16 @@ export interface IssueDaysTable {
   events: number;
 }
 
+/** An issue's events by release, environment and user agent ('' for none): its breakdown (a counter, counters.ts). */
+export interface IssueContextsTable {
+  app_key: string;
+  fingerprint: string;
+  release: string;
+  environment: string;
+  user_agent: string;
+  events: number;
+}
+
 /** An issue's counts that one write statement added, not yet folded into its row (counters.ts). */
 export interface IssueDeltasTable {
   app_key: string;
@@ -276,6 +286,9 @@ export interface Database {
   /** issues with the counts not yet folded into them added: what readers read (migration 0017). */
   issues_live: IssuesTable;
   issue_deltas: IssueDeltasTable;
+  issue_contexts: IssueContextsTable;
+  issue_contexts_folded: IssueContextsTable;
+  issue_contexts_deltas: IssueContextsTable;
   issue_users: IssueUsersTable;
   issue_days: IssueDaysTable;
   issue_days_folded: IssueDaysTable;

@@ -50,6 +50,8 @@ describe('migration 0016: HOT updates of issues', () => {
       return rows[0];
     });
     // The first statement inserts the issue; each fold after a statement updates it (and the last seen time) in place.
-    expect(hot).toEqual({ updated: 6, hot: 6 });
+    // A fold takes every committed delta, so tests running beside this one may add updates of their issues: in place too.
+    expect(hot?.updated).toBeGreaterThanOrEqual(6);
+    expect(hot?.hot).toBe(hot?.updated);
   });
 });

@@ -13,6 +13,11 @@ const counters: ReadonlyArray<{ table: string; keys: string[]; sums: string[] }>
   { table: 'app_totals', keys: ['app_key'], sums: ['events', 'errors', 'failed_requests', 'issues', 'users'] },
   { table: 'app_hourly', keys: ['app_key', 'hour_start'], sums: ['events', 'errors', 'failed_requests'] },
   { table: 'issue_days', keys: ['app_key', 'fingerprint', 'day'], sums: ['events'] },
+  {
+    table: 'issue_contexts',
+    keys: ['app_key', 'fingerprint', 'release', 'environment', 'user_agent'],
+    sums: ['events'],
+  },
   { table: 'outcomes', keys: ['app_key', 'hour_start', 'reason'], sums: ['events'] },
   { table: 'activity_by_prev_day', keys: ['app_key', 'kind', 'day', 'prev_day'], sums: ['links'] },
   { table: 'activity_by_hour', keys: ['app_key', 'kind', 'hour', 'prev_day'], sums: ['links'] },
@@ -22,6 +27,21 @@ const counters: ReadonlyArray<{ table: string; keys: string[]; sums: string[] }>
 const ids = (names: readonly string[]) => sql.join(names.map((name) => sql.id(name)));
 
 export async function up(db: Kysely<any>): Promise<void> {
+  // New: an issue's events by release, environment and user agent ('' for none), what its breakdown shows. It read the
+  // newest 1,000 payloads of the issue (37 ms at p95); now it reads these counts. Filled from the events still stored.
+  await sql`create table issue_contexts (
+    app_key text not null references apps (app_key) on delete cascade,
+    fingerprint text not null,
+    release text not null,
+    environment text not null,
+    user_agent text not null,
+    events int8 not null,
+    primary key (app_key, fingerprint, release, environment, user_agent)
+  )`.execute(db);
+  await sql`insert into issue_contexts (app_key, fingerprint, release, environment, user_agent, events)
+    select app_key, fingerprint, coalesce(c.release, ''), coalesce(c.environment, ''), coalesce(c."userAgent", ''), count(*)
+    from events cross join lateral jsonb_to_record(payload) as c(release text, environment text, "userAgent" text)
+    group by 1, 2, 3, 4, 5`.execute(db);
   for (const { table, keys, sums } of counters) {
     await sql`alter table ${sql.table(table)} rename to ${sql.table(`${table}_folded`)}`.execute(db);
     // No key, no index, no foreign key: an insert here takes no lock but on the table's last page. The folder skips
@@ -98,4 +118,5 @@ export async function down(db: Kysely<any>): Promise<void> {
     await sql`drop table ${sql.table(`${table}_deltas`)}`.execute(db);
     await sql`alter table ${folded} rename to ${sql.table(table)}`.execute(db);
   }
+  await sql`drop table issue_contexts`.execute(db);
 }

@@ -98,6 +98,17 @@ export const issueParts: readonly StatementPart[] = [
     query: sql`insert into issue_days_deltas (app_key, fingerprint, day, events)
     select app_key, fingerprint, (timestamp / 86400000)::int4, count(*) from new_events group by 1, 2, 3`,
   }),
+  // The issue's events by release, environment and user agent ('' for none): its breakdown, counted (counters.ts)
+  // rather than read from payloads. Read from the input rows joined to the events stored now.
+  part({
+    name: 'issue_context_counts',
+    reads: ['sent_events', 'new_events'],
+    writes: ['issue_contexts_deltas'],
+    query: sql`insert into issue_contexts_deltas (app_key, fingerprint, release, environment, user_agent, events)
+    select s.app_key, s.fingerprint, coalesce(s.release, ''), coalesce(s.environment, ''), coalesce(s.user_agent, ''), count(*)
+    from sent_events s join new_events n on n.app_key = s.app_key and n.event_id = s.event_id
+    group by 1, 2, 3, 4, 5`,
+  }),
   // The releases and environments each issue was seen in, for the list's filters. Usually all known already: then an
   // index probe each and no write. Read from the input rows (a copy of an event already stored names the same ones).
   part({
