@@ -327,11 +327,13 @@ describe.skipIf(unavailable !== undefined)(
       expect(later.standby.overview[0]?.allTime.affectedUsers).toBe(9);
     });
 
-    it('refuses what must run on the primary: ingestion and the fold', async () => {
+    it('refuses what must run on the primary: ingestion and the fold (migrations find nothing to do)', async () => {
       const attempt = [prepareBatch(batch('web_replica_one', events('web_replica_one', 'z', 2, ['u0'], ['f0'])))];
       await expect(storePreparedBatches(standbyDb, attempt)).rejects.toMatchObject({ code: '25006' });
       await expect(foldCounters(standbyDb)).rejects.toMatchObject({ code: '25006' });
-      console.log('MIGRATE ON STANDBY', await migrateToLatest(standbyDb).then((r) => ['ok', r], (e) => ['err', String(e), String(e.cause)]));
+      // Migrations are no guard: on a replica that has replayed them they find nothing to do (the migrator only reads
+      // and takes an advisory lock), so a collector pointed at a replica would start, then fail every write.
+      expect(await migrateToLatest(standbyDb)).toEqual([]);
     });
   },
 );
