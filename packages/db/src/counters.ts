@@ -3,10 +3,11 @@
 // run by one process at a time about twice a second, moves them into `<counter>_folded`. Readers read the view
 // `<counter>` (folded plus unfolded, summed per key), so a count is exact as soon as the statement that changed it has
 // committed. An issue's counts live in its own row, which the list sorts by: issue_deltas is folded into issues, and
-// issues_live adds the unfolded part. Sentry, GitLab and Discourse buffer counters in Redis and are only eventually
+// issues_live adds the unfolded part. Spike alerts are decided by the fold of the per-minute counts (write-path/alerts.ts). Sentry, GitLab and Discourse buffer counters in Redis and are only eventually
 // exact; this is the same idea inside PostgreSQL's transaction.
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema';
+import { foldSpikes } from './write-path/alerts';
 
 /** A summed counter: the view's name, its key (the folded table's primary key) and its summed columns. */
 export interface Counter {
@@ -95,11 +96,12 @@ const FOLD_LOCK = sql.lit(0x6c6564676572);
  * these deltas too, or the next fold does). Each counter's fold is its own transaction, so the rows one locks are
  * locked only while it runs; the session's advisory lock spans them all, on one connection.
  */
-export async function foldCounters(db: Kysely<Database>): Promise<boolean> {
+export async function foldCounters(db: Kysely<Database>, options: { wait?: boolean } = {}): Promise<boolean> {
   return db.connection().execute(async (connection) => {
-    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${FOLD_LOCK}) as locked`.execute(
-      connection,
-    );
+    // `wait`: until the fold running now ends (tests that must see a fold happen, e.g. a spike alert).
+    const { rows } = options.wait
+      ? await sql<{ locked: boolean }>`select pg_advisory_lock(${FOLD_LOCK}) is not null as locked`.execute(connection)
+      : await sql<{ locked: boolean }>`select pg_try_advisory_lock(${FOLD_LOCK}) as locked`.execute(connection);
     if (!rows[0]?.locked) return false;
     try {
       await foldAll(connection);
@@ -114,4 +116,5 @@ export async function foldCounters(db: Kysely<Database>): Promise<boolean> {
 export async function foldAll(db: Kysely<Database>): Promise<void> {
   for (const counter of counters) await foldCounter(counter).execute(db);
   await foldIssues.execute(db);
+  await foldSpikes.execute(db);
 }

@@ -261,6 +261,15 @@ export interface IssueMinutesTable {
   events: number;
 }
 
+/** Events per issue and minute of receipt that the counter fold has not added to issue_minutes yet (counters.ts). */
+export interface IssueMinuteDeltasTable {
+  app_key: string;
+  fingerprint: string;
+  minute: number;
+  events: number;
+  received_at: number;
+}
+
 export interface AlertSpikesTable {
   alert_id: string;
   fingerprint: string;
@@ -313,6 +322,7 @@ export interface Database {
   alerts: AlertsTable;
   alert_deliveries: AlertDeliveriesTable;
   issue_minutes: IssueMinutesTable;
+  issue_minute_deltas: IssueMinuteDeltasTable;
   alert_spikes: AlertSpikesTable;
 }
 

@@ -75,6 +75,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     level text,
     last_release text
   ) with (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 1000)`.execute(db);
+  // Events per issue and minute of receipt for apps with a spike rule, and when they were received: the fold adds them
+  // to issue_minutes and decides the spikes, one fold at a time (the write statement upserted issue_minutes itself).
+  await sql`create table issue_minute_deltas (
+    app_key text not null,
+    fingerprint text not null,
+    minute int4 not null,
+    events int4 not null,
+    received_at int8 not null
+  ) with (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 1000)`.execute(db);
   // The list and the issue page add one issue's deltas: an index probe, not a scan.
   await sql`create index issue_deltas_issue on issue_deltas (app_key, fingerprint)`.execute(db);
   await sql`create view issues_live as
@@ -99,6 +108,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await sql`drop table issue_minute_deltas`.execute(db);
   await sql`drop view issues_live`.execute(db);
   // What was not folded yet is folded by hand here: the deltas of issues into their rows.
   await sql`update issues i set event_count = i.event_count + d.events, user_count = i.user_count + d.users,
