@@ -1,10 +1,30 @@
 import { findIssue, issueEventContexts, issueSeries, listIssueEvents, toIssue } from '@collector/db';
-import { decodeEventCursor, describeUserAgent, encodeEventCursor, parseIssueId } from '@collector/domain';
+import {
+  decodeEventCursor,
+  describeUserAgent,
+  encodeEventCursor,
+  parseIssueId,
+  type UserAgentSummary,
+} from '@collector/domain';
 import { fail } from '../../errors';
 import { authedProcedure } from '../../trpc';
 import { getIssueMeta, ZGetIssueRequestSchema, ZGetIssueResponseSchema } from './get.types';
 
 type Counts = Array<{ value: string | null; events: number }>;
+
+// An issue's breakdown counts every user agent its events ever had (issue_contexts): thousands for a large issue, and
+// bowser takes ~20 us each. The same agents recur across issues and reads, so each is parsed once per process; the
+// cache is emptied when full rather than kept in order, which is enough for what it holds.
+const parsedAgents = new Map<string, UserAgentSummary>();
+function describeAgent(userAgent: string): UserAgentSummary {
+  let summary = parsedAgents.get(userAgent);
+  if (!summary) {
+    if (parsedAgents.size >= 20_000) parsedAgents.clear();
+    summary = describeUserAgent(userAgent);
+    parsedAgents.set(userAgent, summary);
+  }
+  return summary;
+}
 
 /** Sums counts by value, most first (ties by value, "not sent" last, so the order is stable). */
 function tally(entries: Iterable<[string | null, number]>): Counts {
@@ -42,7 +62,7 @@ export const getIssueRoute = authedProcedure
     // Parsed once per distinct user agent: the rows are already grouped by it.
     const agents = contexts.map((context) => ({
       ...context,
-      agent: context.userAgent === null ? null : describeUserAgent(context.userAgent),
+      agent: context.userAgent === null ? null : describeAgent(context.userAgent),
     }));
     const breakdown = {
       events: agents.reduce((sum, context) => sum + context.events, 0),
