@@ -50,8 +50,11 @@ export function sortValue(row: IssueRow, sort: IssueSort): number {
 }
 
 export interface IssueListQuery {
-  userId: string;
+  /** The organizations whose apps' issues are read. */
+  orgIds: readonly string[];
   appKey?: string | undefined;
+  /** A user id, or null for unassigned issues. */
+  assignee?: string | null | undefined;
   statuses?: readonly IssueStatus[] | undefined;
   /** Case-insensitive substring of the message, errorType or culprit. */
   search?: string | undefined;
@@ -77,8 +80,16 @@ export async function listIssues(
 ): Promise<{ rows: IssueRow[]; hasMore: boolean; total: number }> {
   const take = query.limit + 1;
   const column = sql.ref(`i.${sortColumns[query.sort]}`);
-  const conditions = [sql`a.user_id = ${query.userId}`];
+  const conditions = [sql`a.org_id = any(${[...query.orgIds]}::text[])`];
   if (query.appKey !== undefined) conditions.push(sql`a.app_key = ${query.appKey}`);
+  if (query.assignee !== undefined) {
+    const assigned = sql`select from issue_assignees s where s.app_key = i.app_key and s.fingerprint = i.fingerprint`;
+    conditions.push(
+      query.assignee === null
+        ? sql`not exists (${assigned})`
+        : sql`exists (${assigned} and s.user_id = ${query.assignee})`,
+    );
+  }
   if (query.statuses !== undefined) conditions.push(sql`i.status in (${sql.join(query.statuses)})`);
   if (query.type !== undefined) conditions.push(sql`i.type = ${query.type}`);
   if (query.search !== undefined) {
@@ -113,15 +124,14 @@ export async function listIssues(
   return { rows: issues.slice(0, query.limit), hasMore: issues.length > query.limit, total };
 }
 
+/** An issue of an app the caller was authorized to read. */
 export async function findIssue(
   db: Kysely<Database>,
-  query: { userId: string; appKey: string; fingerprint: string },
+  query: { appKey: string; fingerprint: string },
 ): Promise<IssueRow | undefined> {
   return db
     .selectFrom('issues')
-    .innerJoin('apps', 'apps.app_key', 'issues.app_key')
     .selectAll('issues')
-    .where('apps.user_id', '=', query.userId)
     .where('issues.app_key', '=', query.appKey)
     .where('issues.fingerprint', '=', query.fingerprint)
     .executeTakeFirst();
@@ -233,18 +243,28 @@ export async function issueEventContexts(
   return [...counts.values()];
 }
 
-/** Sets one of the user's issues to a status; undefined when the user has no such issue. */
+/**
+ * Sets an issue (of an app the caller was authorized to triage) to a status; undefined when there is no such issue.
+ * `previous` is the status it had, for the issue's history.
+ */
 export async function setIssueStatus(
   db: Kysely<Database>,
-  query: { userId: string; appKey: string; fingerprint: string; status: IssueStatus; now: number },
-): Promise<IssueRow | undefined> {
-  const { rows } = await sql<IssueRow>`
+  query: {
+    appKey: string;
+    fingerprint: string;
+    status: IssueStatus;
+    now: number;
+    /** Not read: access is decided before (api/src/auth/authorize.ts). Kept so that older callers still compile. */
+    userId?: string;
+  },
+): Promise<(IssueRow & { previous: IssueStatus }) | undefined> {
+  const { rows } = await sql<IssueRow & { previous: IssueStatus }>`
     update issues i set
       status = ${query.status},
       status_changed_at = case when i.status = ${query.status} then i.status_changed_at else ${query.now}::int8 end
-    from apps a
-    where a.app_key = i.app_key and a.user_id = ${query.userId} and i.app_key = ${query.appKey} and i.fingerprint = ${query.fingerprint}
-    returning i.*`.execute(db);
+    from issues p
+    where p.app_key = i.app_key and p.fingerprint = i.fingerprint and i.app_key = ${query.appKey} and i.fingerprint = ${query.fingerprint}
+    returning i.*, p.status as previous`.execute(db);
   return rows[0];
 }
 
@@ -256,18 +276,19 @@ export async function setIssueStatus(
 export async function setIssuesStatus(
   db: Kysely<Database>,
   query: {
-    userId: string;
+    /** The organizations whose issues the caller may triage. */
+    orgIds: readonly string[];
     keys: ReadonlyArray<{ appKey: string; fingerprint: string }>;
     status: IssueStatus;
     now: number;
   },
 ): Promise<number> {
-  if (query.keys.length === 0) return 0;
+  if (query.keys.length === 0 || query.orgIds.length === 0) return 0;
   const keys = sql.join(query.keys.map((key) => sql`(${key.appKey}, ${key.fingerprint})`));
   const { rows } = await sql<{ app_key: string }>`
     with locked as (
       select i.app_key, i.fingerprint from issues i join apps a on a.app_key = i.app_key
-      where a.user_id = ${query.userId} and (i.app_key, i.fingerprint) in (${keys})
+      where a.org_id = any(${[...query.orgIds]}::text[]) and (i.app_key, i.fingerprint) in (${keys})
       order by i.app_key, i.fingerprint
       for update of i
     )

@@ -1,5 +1,6 @@
 import { setIssuesStatus } from '@collector/db';
 import { parseIssueId } from '@collector/domain';
+import { authorizedOrgs } from '../../auth/authorize';
 import { authedProcedure } from '../../trpc';
 import { updateIssuesMeta, ZUpdateIssuesRequestSchema, ZUpdateIssuesResponseSchema } from './update-many.types';
 
@@ -11,7 +12,7 @@ export const updateIssuesRoute = authedProcedure
     // A malformed id names no issue: skipped like another user's.
     const keys = [...new Set(input.ids)].map(parseIssueId).filter((key) => key !== null);
     const updated = await setIssuesStatus(ctx.db, {
-      userId: ctx.session.user.id,
+      orgIds: (await authorizedOrgs(ctx, 'issue.triage')).map((org) => org.id),
       keys,
       status: input.status,
       now: ctx.clock(),
