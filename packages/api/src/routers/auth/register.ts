@@ -23,7 +23,9 @@ export const registerRoute = publicProcedure
     if (input.invitation !== undefined && (!invitation || invitation.email !== input.email)) {
       fail('FORBIDDEN', { details: [{ path: 'invitation', message: 'is not a valid invitation for this e-mail' }] });
     }
-    if (registration !== 'open' && !invitation && (await countUsers(ctx.db)) > 0) {
+    // closed: only the very first user; invite: the first, and holders of an invitation.
+    const refused = registration === 'closed' || (registration === 'invite' && !invitation);
+    if (refused && (await countUsers(ctx.db)) > 0) {
       const message =
         registration === 'invite' ? 'registration needs an invitation' : 'registration is closed on this collector';
       fail('FORBIDDEN', { details: [{ path: '', message }] });
