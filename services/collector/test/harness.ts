@@ -173,7 +173,15 @@ export async function createApp(server: TestServer, token: string, app: { name?:
     body: { name: app.name ?? 'Shop', type: app.type ?? 'web' },
   });
   if (reply.status !== 201) throw new Error(`create app failed: ${reply.status} ${JSON.stringify(reply.body)}`);
-  return reply.body.app as { appKey: string; name: string; type: string; createdAt: number; dsn: string };
+  return reply.body.app as {
+    appKey: string;
+    name: string;
+    type: string;
+    createdAt: number;
+    dsn: string;
+    slug: string;
+    org: string;
+  };
 }
 
 let sequence = 0;
