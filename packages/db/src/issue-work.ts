@@ -60,23 +60,31 @@ export interface IssueHistoryRow {
   at: number;
 }
 
-export async function insertIssueHistory(
-  db: Kysely<Database>,
-  entry: IssueKey & { type: 'status' | 'assignee' | 'comment'; actorId: string | null; data: object; at: number },
-): Promise<number> {
-  const row = await db
+type HistoryEntry = IssueKey & {
+  type: 'status' | 'assignee' | 'comment';
+  actorId: string | null;
+  data: object;
+  at: number;
+};
+
+/** Records entries of issues' history; returns their ids, in order. */
+export async function insertIssueHistory(db: Kysely<Database>, entries: readonly HistoryEntry[]): Promise<number[]> {
+  if (entries.length === 0) return [];
+  const rows = await db
     .insertInto('issue_history')
-    .values({
-      app_key: entry.appKey,
-      fingerprint: entry.fingerprint,
-      type: entry.type,
-      actor_id: entry.actorId,
-      data: JSON.stringify(entry.data),
-      at: entry.at,
-    })
+    .values(
+      entries.map((entry) => ({
+        app_key: entry.appKey,
+        fingerprint: entry.fingerprint,
+        type: entry.type,
+        actor_id: entry.actorId,
+        data: JSON.stringify(entry.data),
+        at: entry.at,
+      })),
+    )
     .returning('id')
-    .executeTakeFirstOrThrow();
-  return Number(row.id);
+    .execute();
+  return rows.map((row) => Number(row.id));
 }
 
 /** The issue's history, newest first, before the entry `before` when given; one row more than `limit`. */

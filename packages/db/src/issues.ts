@@ -269,9 +269,9 @@ export async function setIssueStatus(
 }
 
 /**
- * Sets the user's issues among `keys` to a status and says how many there were; keys of other users' issues, or of
- * none, are skipped. The rows are locked in key order first, the order the write path locks them in, so a bulk change
- * and a batch of events never wait on each other in a cycle.
+ * Sets the issues among `keys` of the organizations in `orgIds` to a status and returns them with the status each had
+ * before; keys of other organizations' issues, or of none, are skipped. The rows are locked in key order first, the
+ * order the write path locks them in, so a bulk change and a batch of events never wait on each other in a cycle.
  */
 export async function setIssuesStatus(
   db: Kysely<Database>,
@@ -282,12 +282,12 @@ export async function setIssuesStatus(
     status: IssueStatus;
     now: number;
   },
-): Promise<number> {
-  if (query.keys.length === 0 || query.orgIds.length === 0) return 0;
+): Promise<Array<{ appKey: string; fingerprint: string; previous: IssueStatus }>> {
+  if (query.keys.length === 0 || query.orgIds.length === 0) return [];
   const keys = sql.join(query.keys.map((key) => sql`(${key.appKey}, ${key.fingerprint})`));
-  const { rows } = await sql<{ app_key: string }>`
+  const { rows } = await sql<{ appKey: string; fingerprint: string; previous: IssueStatus }>`
     with locked as (
-      select i.app_key, i.fingerprint from issues i join apps a on a.app_key = i.app_key
+      select i.app_key, i.fingerprint, i.status from issues i join apps a on a.app_key = i.app_key
       where a.org_id = any(${[...query.orgIds]}::text[]) and (i.app_key, i.fingerprint) in (${keys})
       order by i.app_key, i.fingerprint
       for update of i
@@ -297,6 +297,6 @@ export async function setIssuesStatus(
       status_changed_at = case when i.status = ${query.status} then i.status_changed_at else ${query.now}::int8 end
     from locked l
     where i.app_key = l.app_key and i.fingerprint = l.fingerprint
-    returning i.app_key`.execute(db);
-  return rows.length;
+    returning i.app_key as "appKey", i.fingerprint, l.status as previous`.execute(db);
+  return rows;
 }

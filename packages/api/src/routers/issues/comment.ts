@@ -18,12 +18,8 @@ export const commentRoute = authedProcedure
     const now = ctx.clock();
     throttle(ctx.rateLimiters, 'comment', { user: principalKey(ctx.principal), address: ctx.clientAddress }, now);
     const author = ctx.principal.user && { id: ctx.principal.user.id, email: ctx.principal.user.email };
-    const id = await insertIssueHistory(ctx.db, {
-      ...key,
-      type: 'comment',
-      actorId: author?.id ?? null,
-      data: { text: input.text },
-      at: now,
-    });
+    const [id] = await insertIssueHistory(ctx.db, [
+      { ...key, type: 'comment', actorId: author?.id ?? null, data: { text: input.text }, at: now },
+    ]);
     return { comment: { id: `comment_${id}`, text: input.text, author, createdAt: now } };
   });

@@ -34,7 +34,8 @@ export const updateIssueRoute = authedProcedure
         });
       }
       await setIssueAssignee(ctx.db, { ...key, userId: input.assignee, now });
-      await insertIssueHistory(ctx.db, { ...key, type: 'assignee', actorId, data: { assignee }, at: now });
+      const data = { assignee: assignee && { id: assignee.id, email: assignee.email } };
+      await insertIssueHistory(ctx.db, [{ ...key, type: 'assignee', actorId, data, at: now }]);
     }
     if (input.status !== undefined) {
       const changed = await setIssueStatus(ctx.db, { ...key, status: input.status, now });
@@ -43,7 +44,7 @@ export const updateIssueRoute = authedProcedure
       row = updated;
       if (previous !== input.status) {
         const data = { from: previous, to: input.status };
-        await insertIssueHistory(ctx.db, { ...key, type: 'status', actorId, data, at: now });
+        await insertIssueHistory(ctx.db, [{ ...key, type: 'status', actorId, data, at: now }]);
       }
     }
     const [issue] = await withAssignees(ctx.db, [row]);
