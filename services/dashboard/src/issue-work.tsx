@@ -27,7 +27,11 @@ export function IssueWork({ issue, onChange }: { issue: Issue; onChange: () => v
   const { apps, user } = useWorkspace();
   const org = apps.data?.find((app) => app.appKey === issue.appKey)?.org;
   const members = useQuery(async () => (org ? (await client.orgs.members.query({ slug: org })).members : []), [org]);
-  const activity = useQuery(async () => (await client.issues.activity.query({ id: issue.id })).activity, [issue.id]);
+  // Read again when the issue changes elsewhere on the page (its status buttons).
+  const activity = useQuery(
+    async () => (await client.issues.activity.query({ id: issue.id })).activity,
+    [issue.id, issue.status, issue.statusChangedAt],
+  );
   const [change, setChange] = useState<{ busy: boolean; error?: string }>({ busy: false });
 
   const run = async (action: () => Promise<unknown>) => {

@@ -2,7 +2,7 @@
 import { limits } from '@collector/domain/limits';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { client, messageOf, session } from '../api';
-import { Link, paths, useLocation, useTitle } from '../navigation';
+import { Link, navigate, paths, useLocation, useTitle } from '../navigation';
 
 /** `invitation`: the token of an invitation link, which the new account joins its organization with. */
 export function AuthScreen({ mode, invitation }: { mode: 'signin' | 'signup'; invitation?: string }) {
@@ -34,6 +34,8 @@ export function AuthScreen({ mode, invitation }: { mode: 'signin' | 'signup'; in
         ? await client.auth.register.mutate({ ...credentials, ...(invitation ? { invitation } : {}) })
         : await client.auth.login.mutate(credentials);
       session.start(token);
+      // Registered through an invitation: already a member, so on to the team's issues.
+      if (invitation && signup) navigate(paths.issues(), { replace: true });
     } catch (failure) {
       setError(messageOf(failure));
       setBusy(false);
