@@ -174,3 +174,9 @@ export async function takePasswordReset(db: Kysely<Database>, hash: string, now:
   await db.deleteFrom('password_resets').where('user_id', '=', row.user_id).execute();
   return row.user_id;
 }
+
+/** Invitations and reset links past their expiry, which nobody can use any more: deleted with the hourly retention run. */
+export async function deleteExpiredLinks(db: Kysely<Database>, now: number): Promise<void> {
+  await db.deleteFrom('invitations').where('expires_at', '<=', now).execute();
+  await db.deleteFrom('password_resets').where('expires_at', '<=', now).execute();
+}

@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { deleteExpiredLinks } from '@collector/db';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -228,6 +229,14 @@ describe('members and invitations', () => {
     now += 7 * DAY + 1;
     try {
       expect((await call('POST', '/api/invitations/accept', person.token, { token: expired.token })).status).toBe(404);
+      // The hourly retention run deletes what has expired.
+      await deleteExpiredLinks(server.database.db, now);
+      const left = await server.database.db
+        .selectFrom('invitations')
+        .select('id')
+        .where('id', '=', expired.id)
+        .execute();
+      expect(left).toEqual([]);
     } finally {
       now -= 7 * DAY + 1;
     }
