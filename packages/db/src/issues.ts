@@ -57,8 +57,11 @@ export function sortValue(row: IssueRow, sort: IssueSort): number {
 }
 
 export interface IssueListQuery {
-  userId: string;
+  /** The organizations whose apps' issues are read. */
+  orgIds: readonly string[];
   appKey?: string | undefined;
+  /** A user id, or null for unassigned issues. */
+  assignee?: string | null | undefined;
   statuses?: readonly IssueStatus[] | undefined;
   /** Case-insensitive substring of the message, errorType or culprit. */
   search?: string | undefined;
@@ -86,8 +89,16 @@ export async function listIssues(
 ): Promise<{ rows: IssueRow[]; hasMore: boolean; total: number }> {
   const take = query.limit + 1;
   const column = exactSortKeys[query.sort];
-  const conditions = [sql`a.user_id = ${query.userId}`];
+  const conditions = [sql`a.org_id = any(${[...query.orgIds]}::text[])`];
   if (query.appKey !== undefined) conditions.push(sql`a.app_key = ${query.appKey}`);
+  if (query.assignee !== undefined) {
+    const assigned = sql`select from issue_assignees s where s.app_key = i.app_key and s.fingerprint = i.fingerprint`;
+    conditions.push(
+      query.assignee === null
+        ? sql`not exists (${assigned})`
+        : sql`exists (${assigned} and s.user_id = ${query.assignee})`,
+    );
+  }
   if (query.statuses !== undefined) conditions.push(sql`i.status in (${sql.join(query.statuses)})`);
   if (query.type !== undefined) conditions.push(sql`i.type = ${query.type}`);
   if (query.search !== undefined) {
@@ -128,15 +139,14 @@ export async function listIssues(
   return { rows: issues.slice(0, query.limit), hasMore: issues.length > query.limit, total };
 }
 
+/** An issue of an app the caller was authorized to read. */
 export async function findIssue(
   db: Kysely<Database>,
-  query: { userId: string; appKey: string; fingerprint: string },
+  query: { appKey: string; fingerprint: string },
 ): Promise<IssueRow | undefined> {
   return db
     .selectFrom('issues_live')
-    .innerJoin('apps', 'apps.app_key', 'issues_live.app_key')
     .selectAll('issues_live')
-    .where('apps.user_id', '=', query.userId)
     .where('issues_live.app_key', '=', query.appKey)
     .where('issues_live.fingerprint', '=', query.fingerprint)
     .executeTakeFirst();
@@ -241,42 +251,56 @@ export async function issueEventContexts(
   }));
 }
 
-/** Sets one of the user's issues to a status; undefined when the user has no such issue. */
+/**
+ * Sets an issue (of an app the caller was authorized to triage) to a status; undefined when there is no such issue.
+ * `previous` is the status it had, for the issue's history.
+ */
 export async function setIssueStatus(
   db: Kysely<Database>,
-  query: { userId: string; appKey: string; fingerprint: string; status: IssueStatus; now: number },
-): Promise<IssueRow | undefined> {
-  const { rows } = await sql<{ app_key: string }>`
+  query: {
+    appKey: string;
+    fingerprint: string;
+    status: IssueStatus;
+    now: number;
+    /** Not read: access is decided before (api/src/auth/authorize.ts). Kept so that older callers still compile. */
+    userId?: string;
+  },
+): Promise<(IssueRow & { previous: IssueStatus }) | undefined> {
+  const { rows } = await sql<{ previous: IssueStatus }>`
     update issues i set
       status = ${query.status},
       status_changed_at = case when i.status = ${query.status} then i.status_changed_at else ${query.now}::int8 end
-    from apps a
-    where a.app_key = i.app_key and a.user_id = ${query.userId} and i.app_key = ${query.appKey} and i.fingerprint = ${query.fingerprint}
-    returning i.app_key`.execute(db);
+    from issues p
+    where p.app_key = i.app_key and p.fingerprint = i.fingerprint and i.app_key = ${query.appKey} and i.fingerprint = ${query.fingerprint}
+    returning p.status as previous`.execute(db);
+  const changed = rows[0];
+  if (!changed) return undefined;
   // Read back with its exact counts (issues_live), which the updated row alone lacks (counters.ts).
-  return rows.length === 0 ? undefined : findIssue(db, query);
+  const row = await findIssue(db, query);
+  return row && { ...row, previous: changed.previous };
 }
 
 /**
- * Sets the user's issues among `keys` to a status and says how many there were; keys of other users' issues, or of
- * none, are skipped. The rows are locked in key order first, the order the write path locks them in, so a bulk change
- * and a batch of events never wait on each other in a cycle.
+ * Sets the issues among `keys` of the organizations in `orgIds` to a status and returns them with the status each had
+ * before; keys of other organizations' issues, or of none, are skipped. The rows are locked in key order first, the
+ * order the write path locks them in, so a bulk change and a batch of events never wait on each other in a cycle.
  */
 export async function setIssuesStatus(
   db: Kysely<Database>,
   query: {
-    userId: string;
+    /** The organizations whose issues the caller may triage. */
+    orgIds: readonly string[];
     keys: ReadonlyArray<{ appKey: string; fingerprint: string }>;
     status: IssueStatus;
     now: number;
   },
-): Promise<number> {
-  if (query.keys.length === 0) return 0;
+): Promise<Array<{ appKey: string; fingerprint: string; previous: IssueStatus }>> {
+  if (query.keys.length === 0 || query.orgIds.length === 0) return [];
   const keys = sql.join(query.keys.map((key) => sql`(${key.appKey}, ${key.fingerprint})`));
-  const { rows } = await sql<{ app_key: string }>`
+  const { rows } = await sql<{ appKey: string; fingerprint: string; previous: IssueStatus }>`
     with locked as (
-      select i.app_key, i.fingerprint from issues i join apps a on a.app_key = i.app_key
-      where a.user_id = ${query.userId} and (i.app_key, i.fingerprint) in (${keys})
+      select i.app_key, i.fingerprint, i.status from issues i join apps a on a.app_key = i.app_key
+      where a.org_id = any(${[...query.orgIds]}::text[]) and (i.app_key, i.fingerprint) in (${keys})
       order by i.app_key, i.fingerprint
       for update of i
     )
@@ -285,6 +309,6 @@ export async function setIssuesStatus(
       status_changed_at = case when i.status = ${query.status} then i.status_changed_at else ${query.now}::int8 end
     from locked l
     where i.app_key = l.app_key and i.fingerprint = l.fingerprint
-    returning i.app_key`.execute(db);
-  return rows.length;
+    returning i.app_key as "appKey", i.fingerprint, l.status as previous`.execute(db);
+  return rows;
 }

@@ -18,6 +18,7 @@ import { type EmbeddedPostgres, embeddedPostgresUnavailable, startEmbeddedPostgr
 import { prepareBatch, storePreparedBatches } from './ingest';
 import { findIssue, issueEventContexts, issueSeries, listIssueEvents, listIssues } from './issues';
 import { migrateDatabase, migrateToLatest } from './migrate';
+import { insertOrg } from './orgs';
 import { outcomeTotals } from './outcomes';
 import { overviewTotals } from './overview';
 import type { Database } from './schema';
@@ -37,28 +38,30 @@ const windows = [
 
 interface Account {
   userId: string;
+  /** The account's own organization, which holds its apps. */
+  orgId: string;
   appKeys: string[];
 }
 
 /** Every dashboard read of an account, as the overview, issue list and issue pages make them. */
-async function dashboard(db: Kysely<Database>, { userId, appKeys }: Account) {
+async function dashboard(db: Kysely<Database>, { orgId, appKeys }: Account) {
   const scopes = [undefined, ...appKeys];
   const overview = [];
   for (const appKey of scopes) {
     overview.push({
       appKey,
-      allTime: await overviewTotals(db, { userId, appKey }),
-      windowed: await Promise.all(windows.map((window) => overviewTotals(db, { userId, appKey, ...window }))),
-      hourly: await hourlyTotals(db, { userId, appKey, fromHour: someHour - DAY, to: now }),
-      outcomes: await outcomeTotals(db, { userId, appKey }),
-      recentOutcomes: await outcomeTotals(db, { userId, appKey, from: now - HOUR, to: now + HOUR }),
+      allTime: await overviewTotals(db, { orgId, appKey }),
+      windowed: await Promise.all(windows.map((window) => overviewTotals(db, { orgId, appKey, ...window }))),
+      hourly: await hourlyTotals(db, { orgId, appKey, fromHour: someHour - DAY, to: now }),
+      outcomes: await outcomeTotals(db, { orgId, appKey }),
+      recentOutcomes: await outcomeTotals(db, { orgId, appKey, from: now - HOUR, to: now + HOUR }),
     });
   }
   const lists = {
-    lastSeen: await listIssues(db, { userId, sort: 'lastSeen', limit: 100 }),
-    events: await listIssues(db, { userId, sort: 'events', limit: 100 }),
-    users: await listIssues(db, { userId, sort: 'users', limit: 100 }),
-    firstApp: await listIssues(db, { userId, appKey: appKeys[0], sort: 'firstSeen', limit: 2 }),
+    lastSeen: await listIssues(db, { orgIds: [orgId], sort: 'lastSeen', limit: 100 }),
+    events: await listIssues(db, { orgIds: [orgId], sort: 'events', limit: 100 }),
+    users: await listIssues(db, { orgIds: [orgId], sort: 'users', limit: 100 }),
+    firstApp: await listIssues(db, { orgIds: [orgId], appKey: appKeys[0], sort: 'firstSeen', limit: 2 }),
   };
   const issues = [];
   for (const row of lists.lastSeen.rows) {
@@ -69,13 +72,13 @@ async function dashboard(db: Kysely<Database>, { userId, appKeys }: Account) {
       lastSeenAt: row.last_seen_at,
     };
     issues.push({
-      issue: await findIssue(db, { userId, appKey: row.app_key, fingerprint: row.fingerprint }),
+      issue: await findIssue(db, { appKey: row.app_key, fingerprint: row.fingerprint }),
       series: await issueSeries(db, { appKey: row.app_key, fingerprint: row.fingerprint, now }),
       events: await listIssueEvents(db, { ...key, limit: 1_000 }),
       contexts: await issueEventContexts(db, key),
     });
   }
-  return { apps: await listApps(db, userId), overview, lists, issues };
+  return { apps: await listApps(db, [orgId]), overview, lists, issues };
 }
 
 type Answers = Awaited<ReturnType<typeof dashboard>>;
@@ -145,8 +148,12 @@ describe.skipIf(unavailable !== undefined)(
     /** Every event stored once, and every copy sent (duplicates included). */
     const stored: StoredEvent[] = [];
     let sent = 0;
-    const owner: Account = { userId: 'user_replica_owner', appKeys: ['web_replica_one', 'web_replica_two'] };
-    const other: Account = { userId: 'user_replica_other', appKeys: ['web_replica_three'] };
+    const owner: Account = {
+      userId: 'user_replica_owner',
+      orgId: 'org_replica_owner',
+      appKeys: ['web_replica_one', 'web_replica_two'],
+    };
+    const other: Account = { userId: 'user_replica_other', orgId: 'org_replica_other', appKeys: ['web_replica_three'] };
 
     /**
      * The end of the primary's WAL now, then the standby's replay until it reaches it. The insert position, not the
@@ -215,14 +222,26 @@ describe.skipIf(unavailable !== undefined)(
       // What the standby's copy holds: the schema and one app's first events.
       const beforeCopy = await startPrimary();
       await migrateDatabase({ url: primary.url });
-      for (const { userId, appKeys } of [owner, other]) {
+      for (const { userId, orgId, appKeys } of [owner, other]) {
         await primaryDb
           .insertInto('users')
           .values({ id: userId, email: `${userId}@example.com`, password_hash: '-', created_at: 0 })
           .execute();
+        await primaryDb.transaction().execute((trx) =>
+          insertOrg(trx, {
+            id: orgId,
+            name: orgId,
+            slug: orgId.replaceAll('_', '-'),
+            slugGiven: true,
+            ownerId: userId,
+            createdAt: 0,
+          }),
+        );
         for (const appKey of appKeys) {
           await insertApp(primaryDb, {
             app_key: appKey,
+            org_id: orgId,
+            slug: appKey.replaceAll('_', '-'),
             user_id: userId,
             name: appKey,
             type: 'web',

@@ -6,8 +6,94 @@ import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 export interface UsersTable {
   id: string;
   email: string;
-  password_hash: string;
+  /** No longer read (passwords are in user_passwords since migration 0018); null for users made since. */
+  password_hash: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: number;
+  /** The organization made for the user at registration (or by migration 0018). */
+  own_org_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A password: one way of signing in, kept apart from the user (others, such as SSO, can sit beside it). */
+export interface UserPasswordsTable {
+  user_id: string;
+  /** argon2id, PHC string. */
+  hash: string;
+  updated_at: number;
+}
+
+export interface OrganizationsTable {
+  id: string;
+  slug: string;
+  name: string;
+  created_at: number;
+}
+
+export interface MembershipsTable {
+  org_id: string;
+  user_id: string;
+  role: string;
+  created_at: number;
+}
+
+/** A user token (user_id) or an organization's token (org_id); only the SHA-256 of its value is stored. */
+export interface ApiTokensTable {
+  id: string;
+  hash: string;
+  name: string;
+  user_id: string | null;
+  org_id: string | null;
+  created_by: string | null;
+  scopes: ColumnType<string[], string, string>;
+  created_at: number;
+  last_used_at: number | null;
+  expires_at: number | null;
+}
+
+export interface InvitationsTable {
+  id: string;
+  /** SHA-256 of the token in the invitation's link. */
+  hash: string;
+  org_id: string;
+  email: string;
+  role: string;
+  created_by: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface PasswordResetsTable {
+  /** SHA-256 of the token in the reset link. */
+  hash: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  org_id: string;
+  action: string;
+  actor: string;
+  target: string;
+  at: number;
+}
+
+export interface IssueAssigneesTable {
+  app_key: string;
+  fingerprint: string;
+  user_id: string;
+  assigned_at: number;
+}
+
+/** What people did to an issue (status changes, assignments, comments); not the write path's active hours. */
+export interface IssueHistoryTable {
+  id: Generated<number>;
+  app_key: string;
+  fingerprint: string;
+  type: string;
+  actor_id: string | null;
+  data: ColumnType<Record<string, unknown>, string, string>;
+  at: number;
 }
 
 export interface SessionsTable {
@@ -29,6 +115,10 @@ export interface AppsTable {
   public_key: string;
   /** The project id in the app's Sentry DSN: a positive integer from an identity sequence, unique. */
   project_id: Generated<number>;
+  /** Null only for rows inserted by hand without one (fixtures): the API always sets it. */
+  org_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Unique within the organization, never all digits (Sentry's project slug). Null as org_id is. */
+  slug: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /**
@@ -279,6 +369,15 @@ export interface AlertSpikesTable {
 
 export interface Database {
   users: UsersTable;
+  user_passwords: UserPasswordsTable;
+  organizations: OrganizationsTable;
+  memberships: MembershipsTable;
+  api_tokens: ApiTokensTable;
+  invitations: InvitationsTable;
+  password_resets: PasswordResetsTable;
+  audit_log: AuditLogTable;
+  issue_assignees: IssueAssigneesTable;
+  issue_history: IssueHistoryTable;
   sessions: SessionsTable;
   apps: AppsTable;
   app_totals: AppTotalsTable;

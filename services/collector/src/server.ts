@@ -1,7 +1,7 @@
 // Starting and stopping the whole service: database, migrations, HTTP. Used by main.ts and by the tests.
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { defaultRateLimits, IngestBudget, type RateLimitConfig } from '@collector/api';
+import { defaultRateLimits, IngestBudget, type RateLimitConfig, type RegistrationMode } from '@collector/api';
 import {
   type DatabaseHandle,
   type EmbeddedPostgres,
@@ -11,6 +11,7 @@ import {
   openDatabase,
   startEmbeddedPostgres,
 } from '@collector/db';
+import { createMailer } from './alerts/email';
 import { type AlertOptions, AlertWorker } from './alerts/worker';
 import { createApp } from './app';
 import { startCounterFolder } from './counter-folder';
@@ -38,6 +39,8 @@ export interface StartOptions {
   clock?: () => number;
   /** Without it: links to http://localhost:<port>, private networks refused, no e-mail. */
   alerts?: Partial<AlertOptions>;
+  /** REGISTRATION; default open. */
+  registration?: RegistrationMode | undefined;
   /** RETENTION_DAYS and MAX_EVENTS_PER_ISSUE; without it no retention run is scheduled (tests that do not need one). */
   retention?: RetentionJobOptions | undefined;
   logger: Logger;
@@ -98,9 +101,22 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     options.clock,
   );
   const ingestBudget = new IngestBudget(options.ingestMaxInFlightBytes ?? DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES, logger);
+  // Invitations and password resets go out through the SMTP server of the alerts, when there is one.
+  const accountMailer = options.alerts?.smtpUrl
+    ? createMailer(options.alerts.smtpUrl, options.alerts.mailFrom ?? 'collector@localhost')
+    : undefined;
   const app = createApp({
     database,
     ingestBudget,
+    accounts: {
+      registration: options.registration ?? 'open',
+      sendMail:
+        accountMailer &&
+        ((mail) =>
+          accountMailer
+            .send({ ...mail, html: '' })
+            .catch((error: unknown) => logger.warn({ err: error, to: mail.to }, 'account e-mail not sent'))),
+    },
     alerts: alertWorker,
     logger,
     outcomes,
@@ -154,6 +170,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       await retention?.stop();
       await folder.stop();
       await alertWorker.stop();
+      accountMailer?.close();
       await outcomes.flush().catch((error) => logger.warn({ err: error }, 'outcomes of the last second not written'));
       await close();
     },

@@ -17,6 +17,7 @@ import * as deletedEventMinutes from './2026_11_23_0014_deleted_event_minutes';
 import * as payloadLz4 from './2026_11_23_0015_payload_lz4';
 import * as issuesHotUpdates from './2026_11_23_0016_issues_hot_updates';
 import * as counterLedger from './2026_11_25_0017_counter_ledger';
+import * as organizations from './2026_11_25_0018_organizations';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_21_0001_initial': initial,
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0015_payload_lz4': payloadLz4,
   '2026_11_23_0016_issues_hot_updates': issuesHotUpdates,
   '2026_11_25_0017_counter_ledger': counterLedger,
+  '2026_11_25_0018_organizations': organizations,
 };
