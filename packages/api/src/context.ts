@@ -17,6 +17,17 @@ export interface ContextDeps {
   /** The collector's address as clients reach it (PUBLIC_URL): the base of every app's DSN. A function, because a
    * server on an ephemeral port knows its address only once it listens. */
   publicUrl: () => string;
+  /** Who may register, and how account e-mails (invitations, password resets) go out; default open, no e-mail. */
+  accounts?: AccountOptions;
+}
+
+export type RegistrationMode = 'open' | 'invite' | 'closed';
+
+export interface AccountOptions {
+  /** REGISTRATION: open to anyone, by invitation only, or closed (only the very first user registers either way). */
+  registration: RegistrationMode;
+  /** Sends an account e-mail (through SMTP_URL); undefined without SMTP. Never rejects: the service logs a failure. */
+  sendMail?: ((mail: { to: string; subject: string; text: string }) => Promise<void>) | undefined;
 }
 
 /** What the alert routes need of the service that delivers alerts (services/collector/src/alerts). */

@@ -43,6 +43,12 @@ export const errorStatus: Record<
     when: 'no app has this appKey',
     message: 'no app has this appKey',
   },
+  FORBIDDEN: {
+    status: 403,
+    trpc: 'FORBIDDEN',
+    when: 'a member of the organization whose role (or a token whose scopes) may not do this',
+    message: 'your role in this organization, or this token’s scopes, do not allow this',
+  },
   NOT_FOUND: {
     status: 404,
     trpc: 'NOT_FOUND',
@@ -60,6 +66,12 @@ export const errorStatus: Record<
     trpc: 'CONFLICT',
     when: 'the e-mail is already registered',
     message: 'an account with this e-mail exists',
+  },
+  CONFLICT: {
+    status: 409,
+    trpc: 'CONFLICT',
+    when: 'the request contradicts the current state (the last owner, a slug in use)',
+    message: 'this contradicts the current state',
   },
   PAYLOAD_TOO_LARGE: {
     status: 413,

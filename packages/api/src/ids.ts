@@ -30,4 +30,12 @@ export const newSessionToken = () => `session_${randomAlphanumeric(31)}`;
 export const newAlertId = () => `alert_${randomAlphanumeric(20)}`;
 export const newAlertSecret = () => `whsec_${randomAlphanumeric(40)}`;
 
+/** Organizations, invitations and API tokens: ids that name them in paths, not secrets. */
+export const newOrgId = () => `org_${randomAlphanumeric(20)}`;
+export const newInvitationId = () => `inv_${randomAlphanumeric(20)}`;
+export const newApiTokenId = () => `tok_${randomAlphanumeric(20)}`;
+
+/** Invitation and password reset links: 190 random bits; only the SHA-256 is stored. */
+export const newLinkToken = () => randomAlphanumeric(37);
+
 export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');

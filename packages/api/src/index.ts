@@ -1,10 +1,15 @@
+export { type Principal, principalKey } from './auth/authorize';
+export { createPasswordResetLink } from './auth/password-reset';
+export { authenticate } from './auth/principal';
 export {
+  type AccountOptions,
   type AlertChannels,
   type Context,
   type ContextDeps,
   createContextFactory,
   createContextInner,
   noAlertDelivery,
+  type RegistrationMode,
 } from './context';
 export { contractError, errorHeaders, errorStatus, toAppError } from './errors';
 export { type BudgetLogger, IngestBudget } from './ingestion/budget';
@@ -18,7 +23,14 @@ export {
 } from './ingestion/ingestion';
 export { KnownApps } from './known-apps';
 export { createOpenApiDocument } from './openapi';
-export { createRateLimiters, defaultRateLimits, type RateLimitConfig, type RateLimiters } from './rate-limiter';
+export {
+  createRateLimiters,
+  defaultRateLimits,
+  type RateLimitConfig,
+  type RateLimiters,
+  throttle,
+} from './rate-limiter';
 export { pathParameters, queryValue, type RestRoute, restRoutes, routesForPath } from './rest';
 export { type AppRouter, appRouter } from './router';
+export { sentryAuthInfo, sentryOrganization, sentryProjects } from './sentry-api';
 export { createCallerFactory } from './trpc';

@@ -104,7 +104,20 @@ export function createOpenApiDocument(options: { baseUrl: string; version: strin
       'Every non-2xx answer has the ErrorResponse body. Every answer carries X-Request-Id (the one sent, if it is 1 to 128 of [A-Za-z0-9._:/+=-], else a new one). Unknown paths answer 404, a known path with another method 405 (with Allow).',
     version: options.version,
     baseUrl: options.baseUrl,
-    securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The token from register or login' } },
+    securitySchemes: {
+      bearer: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'A session: the token from register or login (`session_...`)',
+      },
+      apiToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'An API token from POST /api/tokens, narrowed to its scopes: a user token (`sntryu_` + 64 hex) or an org token ' +
+          '(`sntrys_...`, Sentry’s format); accepted wherever a session is',
+      },
+    },
   });
   document.info.license = LICENSE;
   const paths = document.paths as Record<string, Record<string, Operation>>;
@@ -112,7 +125,10 @@ export function createOpenApiDocument(options: { baseUrl: string; version: strin
     const operation = paths[route.path]?.[route.method.toLowerCase()];
     if (!operation) throw new Error(`no OpenAPI operation for ${route.method} ${route.path}`);
     const success = operation.responses['200'] as object;
-    if (!(operation as { security?: unknown }).security) Object.assign(operation, PUBLIC);
+    const security = (operation as { security?: unknown[] }).security;
+    if (!security) Object.assign(operation, PUBLIC);
+    // Wherever a session is taken, an API token is too (auth/principal.ts).
+    else if (security.length > 0) Object.assign(operation, { security: [{ bearer: [] }, { apiToken: [] }] });
     operation.responses = {
       [route.status]: route.status === 204 ? { description: 'Done, no body' } : success,
       ...errorResponses(route.errors, { ingestion: route.procedurePath === 'events.ingest' }),

@@ -127,6 +127,9 @@ export interface RateLimitConfig {
   /** Login and registration attempts per e-mail and per client address. */
   authPerEmail: BucketPolicy;
   authPerAddress: BucketPolicy;
+  /** Invitations, comments, password resets and Sentry API (/api/0/) calls, per user (or e-mail) and per address. */
+  actionsPerUser: BucketPolicy;
+  actionsPerAddress: BucketPolicy;
 }
 
 export const defaultRateLimits: RateLimitConfig = {
@@ -134,12 +137,30 @@ export const defaultRateLimits: RateLimitConfig = {
   ingestBurst: 5000,
   authPerEmail: { ratePerSecond: 1 / 60, burst: 10 },
   authPerAddress: { ratePerSecond: 1 / 2, burst: 30 },
+  actionsPerUser: { ratePerSecond: 1, burst: 60 },
+  actionsPerAddress: { ratePerSecond: 2, burst: 120 },
 };
 
 export interface RateLimiters {
   ingest: LeasedRateLimiter | null;
   authByEmail: RateLimiter;
   authByAddress: RateLimiter;
+  actionsByUser: RateLimiter;
+  actionsByAddress: RateLimiter;
+}
+
+/** What a rate-limited action is, so that each keeps its own budget (an invitation spree leaves comments alone). */
+export type LimitedAction = 'invitation' | 'comment' | 'password-reset' | 'sentry-api';
+
+/** Spends one of the caller's `action` budget, per user (or e-mail) and per client address; 429 when one is spent. */
+export function throttle(
+  limiters: RateLimiters,
+  action: LimitedAction,
+  caller: { user: string; address: string },
+  now: number,
+): void {
+  limiters.actionsByAddress.take(`${action}:${caller.address}`, 1, now);
+  limiters.actionsByUser.take(`${action}:${caller.user}`, 1, now);
 }
 
 export function createRateLimiters(config: RateLimitConfig, db: Db): RateLimiters {
@@ -150,5 +171,7 @@ export function createRateLimiters(config: RateLimitConfig, db: Db): RateLimiter
         : null,
     authByEmail: new RateLimiter(config.authPerEmail),
     authByAddress: new RateLimiter(config.authPerAddress),
+    actionsByUser: new RateLimiter(config.actionsPerUser),
+    actionsByAddress: new RateLimiter(config.actionsPerAddress),
   };
 }

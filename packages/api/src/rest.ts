@@ -11,7 +11,7 @@ export interface RestRoute {
   path: string;
   pattern: RegExp;
   procedurePath: string;
-  status: 200 | 201 | 204;
+  status: 200 | 201 | 202 | 204;
   errors: ErrorCode[];
   /** Ingestion takes text/plain bodies too (what navigator.sendBeacon sends) and allows any origin. */
   contentTypes: string[];
@@ -61,6 +61,8 @@ forEachOpenApiProcedure(appRouter._def.procedures, ({ path: procedurePath, proce
     errors: [
       ...new Set([
         ...(contract?.errors ?? []),
+        // Whatever takes a token may meet one whose role or scopes fall short (auth/authorize.ts).
+        ...(contract?.errors.includes('UNAUTHENTICATED') ? (['FORBIDDEN'] as const) : []),
         ...(openapi.method !== 'GET' ? BODY_ERRORS : []),
         'METHOD_NOT_ALLOWED' as const,
       ]),

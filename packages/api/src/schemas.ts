@@ -5,6 +5,8 @@ import {
   isStorableText,
   issueStatuses,
   limits,
+  orgRoles,
+  slugSchema,
   storedEventSchema,
   UNSTORABLE_MESSAGE,
 } from '@collector/domain';
@@ -31,8 +33,31 @@ export const ZAppSchema = z
         "Where Sentry SDKs send this app's events: `<scheme>://<publicKey>@<host>/<projectId>`, the base from PUBLIC_URL",
       example: 'http://0123456789abcdef0123456789abcdef@localhost:3100/1',
     }),
+    slug: z.string().meta({
+      description: 'Unique within its organization, from the name, never all digits (Sentry’s project slug)',
+    }),
+    org: z.string().meta({ description: 'The slug of its organization' }),
   })
   .meta({ id: 'App' });
+
+export const ZOrgRoleSchema = z.enum(orgRoles);
+
+export const ZOrgSchema = z
+  .object({
+    slug: z.string(),
+    name: z.string(),
+    role: ZOrgRoleSchema.meta({ description: 'The caller’s role in it' }),
+    createdAt: epochMs,
+  })
+  .meta({ id: 'Org' });
+
+/** An organization's slug, in a query or a path. */
+export const slugParameter = slugSchema.meta({
+  description: 'An organization’s slug: 1 to 50 of a-z, 0-9 and -, starting with a letter or digit',
+});
+
+const ZPersonSchema = z.object({ id: z.string(), email: z.string().meta({ format: 'email' }) }).meta({ id: 'Person' });
+export const ZNullablePersonSchema = ZPersonSchema.nullable();
 
 export const ZIssueSchema = z
   .object({
@@ -61,6 +86,7 @@ export const ZIssueSchema = z
     }),
     level: z.enum(eventLevels).meta({ description: 'Level of its latest event; error when the event had none' }),
     lastRelease: z.string().nullable().meta({ description: 'Release of its latest event that had one' }),
+    assignee: ZNullablePersonSchema.meta({ description: 'The member it is assigned to, or null' }),
   })
   .meta({ id: 'Issue' });
 

@@ -4,13 +4,13 @@ import type { ErrorCode } from '@collector/domain';
 import { initTRPC } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import { validateSessionToken } from './auth/sessions';
+import { authenticate } from './auth/principal';
 import type { Context } from './context';
 import { errorStatus, fail, toAppError } from './errors';
 
 interface ContractMeta {
   /** Status of a successful answer; 200 unless stated. */
-  status?: 200 | 201 | 204;
+  status?: 200 | 201 | 202 | 204;
   /** Error codes this route can answer with besides the ones every route can (INTERNAL, UNAVAILABLE). */
   errors: ErrorCode[];
 }
@@ -46,7 +46,7 @@ const BEARER = /^Bearer ([^\s]+)$/i;
 export const authedProcedure = t.procedure.use(async ({ ctx, next }) => {
   const token = ctx.authorization ? BEARER.exec(ctx.authorization)?.[1] : undefined;
   if (!token) fail('UNAUTHENTICATED');
-  const session = await validateSessionToken(ctx.db, token, ctx.clock());
-  if (!session) fail('UNAUTHENTICATED');
-  return next({ ctx: { ...ctx, session } });
+  const principal = await authenticate(ctx.db, token, ctx.clock());
+  if (!principal) fail('UNAUTHENTICATED');
+  return next({ ctx: { ...ctx, principal } });
 });

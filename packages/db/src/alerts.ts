@@ -168,7 +168,7 @@ async function withContext(db: Kysely<Database>, claimed: AlertDeliveryRow[]): P
     keys.length === 0
       ? []
       : await db
-          .selectFrom('issues')
+          .selectFrom('issues_live')
           .selectAll()
           .where((eb) =>
             eb.or(

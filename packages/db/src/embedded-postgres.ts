@@ -91,6 +91,17 @@ async function binaries(): Promise<Binaries> {
   return { postgres: module.postgres, initdb: module.initdb };
 }
 
+/** Why no embedded server can start here (no package for this platform), or undefined: a test skips with it. */
+export async function embeddedPostgresUnavailable(): Promise<string | undefined> {
+  try {
+    await binaries();
+    return undefined;
+  } catch (error) {
+    if (error instanceof EmbeddedPostgresError) return error.message;
+    throw error;
+  }
+}
+
 /**
  * The package ships its shared libraries' symlinks as a list that its install script recreates; a package manager
  * that skips install scripts leaves them out and the server cannot load. Recreating them here is cheap and idempotent.

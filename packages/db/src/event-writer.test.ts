@@ -33,7 +33,11 @@ describe('EventWriter', () => {
     expect(results).toMatchObject(Array.from({ length: 20 }, () => ({ stored: 1, duplicates: 0 })));
     for (const appKey of [one, two]) {
       expect(await appTotals(appKey)).toMatchObject({ events: 10, errors: 10, issues: 1, users: 10 });
-      const issue = await db.selectFrom('issues').selectAll().where('app_key', '=', appKey).executeTakeFirstOrThrow();
+      const issue = await db
+        .selectFrom('issues_live')
+        .selectAll()
+        .where('app_key', '=', appKey)
+        .executeTakeFirstOrThrow();
       expect(issue).toMatchObject({ event_count: 10, user_count: 10 });
     }
   });
@@ -85,7 +89,7 @@ describe('EventWriter', () => {
     expect(results.reduce((sum, result) => sum + result.stored, 0)).toBe(300);
     expect(results.reduce((sum, result) => sum + result.duplicates, 0)).toBe(300);
     const totals = await appTotals(appKey);
-    const issues = await db.selectFrom('issues').select(['event_count']).where('app_key', '=', appKey).execute();
+    const issues = await db.selectFrom('issues_live').select(['event_count']).where('app_key', '=', appKey).execute();
     const hourly = await db.selectFrom('app_hourly').select(['events']).where('app_key', '=', appKey).execute();
     expect(totals.events).toBe(300);
     expect(totals.issues).toBe(issues.length);

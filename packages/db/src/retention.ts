@@ -295,7 +295,7 @@ async function capIssuePayloads(
   { chunk, signal }: Pace,
 ): Promise<{ payloads: number; issues: number }> {
   const { rows: grown } = await sql<{ app_key: string; fingerprint: string; event_count: number }>`
-    select i.app_key, i.fingerprint, i.event_count from issues i
+    select i.app_key, i.fingerprint, i.event_count from issues_live i
     left join issue_payload_trims t on t.app_key = i.app_key and t.fingerprint = i.fingerprint
     where i.event_count > ${max} and (t.event_count is null or i.event_count > t.event_count or t.max_events > ${max})`.execute(
     db,
@@ -375,8 +375,14 @@ async function trimActivityHours(db: Kysely<Database>, fromHour: number, { chunk
   return trimmed;
 }
 
+/** The counter ledger's rows for those days (a second of events at most: counters.ts folds it twice a second). */
+async function trimUnfoldedIssueDays(db: Kysely<Database>, fromDay: number): Promise<number> {
+  const { numDeletedRows } = await db.deleteFrom('issue_days_deltas').where('day', '<', fromDay).executeTakeFirst();
+  return Number(numDeletedRows);
+}
+
 /**
- * issue_days rows of days before `fromDay`: no series shows them and no event can still add to them. issue_days has no
+ * issue_days rows of days before `fromDay`: no series shows them and no event can still add to them. Its folded rows have no
  * index on day (the write path would pay for one on every new issue-day), so the chunks walk its primary key once,
  * each starting after the last row the one before deleted: a run reads the table once, however many rows go.
  */
@@ -396,11 +402,11 @@ async function trimIssueDays(db: Kysely<Database>, fromDay: number, { chunk, sig
       day: number | null;
     }>`
       with doomed as materialized (
-        select app_key, fingerprint, day from issue_days where day < ${fromDay} ${start}
+        select app_key, fingerprint, day from issue_days_folded where day < ${fromDay} ${start}
         order by app_key, fingerprint, day limit ${chunk}
       ),
       deleted as (
-        delete from issue_days t using doomed d where t.app_key = d.app_key and t.fingerprint = d.fingerprint and t.day = d.day
+        delete from issue_days_folded t using doomed d where t.app_key = d.app_key and t.fingerprint = d.fingerprint and t.day = d.day
         returning 1
       )
       select (select count(*) from doomed)::int8 as doomed, (select count(*) from deleted)::int8 as deleted, l.app_key, l.fingerprint, l.day
@@ -410,7 +416,7 @@ async function trimIssueDays(db: Kysely<Database>, fromDay: number, { chunk, sig
     const row = rows[0];
     trimmed += Number(row?.deleted ?? 0);
     if (!row || Number(row.doomed) < chunk || row.app_key === null || row.fingerprint === null || row.day === null)
-      return trimmed;
+      return trimmed + (await trimUnfoldedIssueDays(db, fromDay));
     after = { app_key: row.app_key, fingerprint: row.fingerprint, day: Number(row.day) };
   }
 }

@@ -6,8 +6,94 @@ import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 export interface UsersTable {
   id: string;
   email: string;
-  password_hash: string;
+  /** No longer read (passwords are in user_passwords since migration 0018); null for users made since. */
+  password_hash: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: number;
+  /** The organization made for the user at registration (or by migration 0018). */
+  own_org_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A password: one way of signing in, kept apart from the user (others, such as SSO, can sit beside it). */
+export interface UserPasswordsTable {
+  user_id: string;
+  /** argon2id, PHC string. */
+  hash: string;
+  updated_at: number;
+}
+
+export interface OrganizationsTable {
+  id: string;
+  slug: string;
+  name: string;
+  created_at: number;
+}
+
+export interface MembershipsTable {
+  org_id: string;
+  user_id: string;
+  role: string;
+  created_at: number;
+}
+
+/** A user token (user_id) or an organization's token (org_id); only the SHA-256 of its value is stored. */
+export interface ApiTokensTable {
+  id: string;
+  hash: string;
+  name: string;
+  user_id: string | null;
+  org_id: string | null;
+  created_by: string | null;
+  scopes: ColumnType<string[], string, string>;
+  created_at: number;
+  last_used_at: number | null;
+  expires_at: number | null;
+}
+
+export interface InvitationsTable {
+  id: string;
+  /** SHA-256 of the token in the invitation's link. */
+  hash: string;
+  org_id: string;
+  email: string;
+  role: string;
+  created_by: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface PasswordResetsTable {
+  /** SHA-256 of the token in the reset link. */
+  hash: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  org_id: string;
+  action: string;
+  actor: string;
+  target: string;
+  at: number;
+}
+
+export interface IssueAssigneesTable {
+  app_key: string;
+  fingerprint: string;
+  user_id: string;
+  assigned_at: number;
+}
+
+/** What people did to an issue (status changes, assignments, comments); not the write path's active hours. */
+export interface IssueHistoryTable {
+  id: Generated<number>;
+  app_key: string;
+  fingerprint: string;
+  type: string;
+  actor_id: string | null;
+  data: ColumnType<Record<string, unknown>, string, string>;
+  at: number;
 }
 
 export interface SessionsTable {
@@ -29,9 +115,16 @@ export interface AppsTable {
   public_key: string;
   /** The project id in the app's Sentry DSN: a positive integer from an identity sequence, unique. */
   project_id: Generated<number>;
+  /** Null only for rows inserted by hand without one (fixtures): the API always sets it. */
+  org_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Unique within the organization, never all digits (Sentry's project slug). Null as org_id is. */
+  slug: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
-/** Running totals per app, kept in the ingesting transaction so the overview never scans events. */
+/**
+ * Running totals per app, kept in the ingesting transaction so the overview never scans events. Like every summed
+ * counter (counters.ts), `app_totals` is a view: `app_totals_folded` plus the unfolded `app_totals_deltas`.
+ */
 export interface AppTotalsTable {
   app_key: string;
   events: Generated<number>;
@@ -117,6 +210,28 @@ export interface IssueDaysTable {
   fingerprint: string;
   day: number;
   events: number;
+}
+
+/** An issue's events by release, environment and user agent ('' for none): its breakdown (a counter, counters.ts). */
+export interface IssueContextsTable {
+  app_key: string;
+  fingerprint: string;
+  release: string;
+  environment: string;
+  user_agent: string;
+  events: number;
+}
+
+/** An issue's counts that one write statement added, not yet folded into its row (counters.ts). */
+export interface IssueDeltasTable {
+  app_key: string;
+  fingerprint: string;
+  events: number;
+  users: number;
+  first_seen: number;
+  last_seen: number;
+  level: string | null;
+  last_release: string | null;
 }
 
 /** The releases and environments (facet) each issue has been seen in, for the issue list's filters. */
@@ -236,6 +351,15 @@ export interface IssueMinutesTable {
   events: number;
 }
 
+/** Events per issue and minute of receipt that the counter fold has not added to issue_minutes yet (counters.ts). */
+export interface IssueMinuteDeltasTable {
+  app_key: string;
+  fingerprint: string;
+  minute: number;
+  events: number;
+  received_at: number;
+}
+
 export interface AlertSpikesTable {
   alert_id: string;
   fingerprint: string;
@@ -245,29 +369,59 @@ export interface AlertSpikesTable {
 
 export interface Database {
   users: UsersTable;
+  user_passwords: UserPasswordsTable;
+  organizations: OrganizationsTable;
+  memberships: MembershipsTable;
+  api_tokens: ApiTokensTable;
+  invitations: InvitationsTable;
+  password_resets: PasswordResetsTable;
+  audit_log: AuditLogTable;
+  issue_assignees: IssueAssigneesTable;
+  issue_history: IssueHistoryTable;
   sessions: SessionsTable;
   apps: AppsTable;
   app_totals: AppTotalsTable;
+  app_totals_folded: AppTotalsTable;
+  app_totals_deltas: AppTotalsTable;
   events: EventsTable;
   event_ids: EventIdsTable;
   deleted_event_minutes: DeletedEventMinutesTable;
   outcomes: OutcomesTable;
+  outcomes_folded: OutcomesTable;
+  outcomes_deltas: OutcomesTable;
   issue_payload_trims: IssuePayloadTrimsTable;
   issues: IssuesTable;
+  /** issues with the counts not yet folded into them added: what readers read (migration 0017). */
+  issues_live: IssuesTable;
+  issue_deltas: IssueDeltasTable;
+  issue_contexts: IssueContextsTable;
+  issue_contexts_folded: IssueContextsTable;
+  issue_contexts_deltas: IssueContextsTable;
   issue_users: IssueUsersTable;
   issue_days: IssueDaysTable;
+  issue_days_folded: IssueDaysTable;
+  issue_days_deltas: IssueDaysTable;
   issue_facets: IssueFacetsTable;
   app_users: AppUsersTable;
   app_hourly: AppHourlyTable;
+  app_hourly_folded: AppHourlyTable;
+  app_hourly_deltas: AppHourlyTable;
   activity_hours: ActivityHoursTable;
   activity_by_prev_day: ActivityByPrevDayTable;
+  activity_by_prev_day_folded: ActivityByPrevDayTable;
+  activity_by_prev_day_deltas: ActivityByPrevDayTable;
   activity_by_hour: ActivityByHourTable;
+  activity_by_hour_folded: ActivityByHourTable;
+  activity_by_hour_deltas: ActivityByHourTable;
   issue_hours: IssueHoursTable;
   owner_users: OwnerUsersTable;
   owner_totals: OwnerTotalsTable;
+  owner_totals_folded: OwnerTotalsTable;
+  owner_totals_deltas: OwnerTotalsTable;
   alerts: AlertsTable;
   alert_deliveries: AlertDeliveriesTable;
   issue_minutes: IssueMinutesTable;
+  issue_minute_deltas: IssueMinuteDeltasTable;
   alert_spikes: AlertSpikesTable;
 }
 

@@ -2,13 +2,15 @@ import type { TimeBucket } from '@collector/domain';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema';
 
-/** Hourly counts summed over the user's apps (or one), for hours starting in [fromHour, to). */
+/** Hourly counts summed over an organization's apps (or one), for hours starting in [fromHour, to). */
 export async function hourlyTotals(
   db: Kysely<Database>,
-  query: { userId: string; appKey?: string | undefined; fromHour: number; to: number },
+  query: { orgId: string; appKey?: string | undefined; fromHour: number; to: number },
 ): Promise<TimeBucket[]> {
-  let apps = db.selectFrom('apps').select('app_key').where('user_id', '=', query.userId);
-  if (query.appKey !== undefined) apps = apps.where('app_key', '=', query.appKey);
+  const apps = db
+    .selectFrom('apps')
+    .select('app_key')
+    .where(query.appKey === undefined ? 'org_id' : 'app_key', '=', query.appKey ?? query.orgId);
   return db
     .selectFrom('app_hourly')
     .where('app_key', 'in', apps)

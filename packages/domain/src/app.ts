@@ -18,4 +18,8 @@ export interface App {
   createdAt: number;
   /** Where Sentry SDKs send this app's events (see sentry/dsn.ts). */
   dsn: string;
+  /** Unique within its organization, never all digits: Sentry's project slug. */
+  slug: string;
+  /** Its organization's slug. */
+  org: string;
 }

@@ -8,6 +8,7 @@ export * from './event';
 export * from './fingerprint';
 export * from './issue';
 export * from './limits';
+export * from './org';
 export * from './outcome';
 export * from './rate-limit';
 export * from './retry-after';

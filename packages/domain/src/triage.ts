@@ -11,9 +11,6 @@ export type IssueSort = (typeof issueSorts)[number];
 /** An issue page's chart: events per UTC day over this many days, today included. */
 export const issueSeriesDays = 30;
 
-/** How many of an issue's newest stored events its breakdown counts: enough to show the spread, few enough to stay fast. */
-export const issueBreakdownEvents = 1000;
-
 /** Issues one bulk status change may name. */
 export const bulkStatusMaxIds = 100;
 

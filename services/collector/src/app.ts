@@ -1,6 +1,7 @@
 // The HTTP application: health probes, the OpenAPI document, tRPC for the typed client, REST for everyone else.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  type AccountOptions,
   type AlertChannels,
   appRouter,
   contractError,
@@ -28,11 +29,14 @@ import { assignRequestId, requestLogger } from './request-id';
 import { createRestAdapter, parseQueryString } from './rest-adapter';
 import { serveSdk } from './sdk';
 import { createSentryRoutes, sentryFastPath } from './sentry/routes';
+import { createSentryApiRoutes } from './sentry-api/routes';
 
 export interface AppOptions {
   database: DatabaseHandle;
   /** The alert worker, which the alert routes ask to check URLs and send tests. */
   alerts: AlertChannels;
+  /** Registration mode and account e-mails; default open, none sent. */
+  accounts?: AccountOptions;
   /**
    * Counts of the outcomes decided before the write statement, flushed by whoever stops the service (server.ts);
    * default a counter of its own.
@@ -78,6 +82,7 @@ export function createApp(options: AppOptions) {
     ingestion,
     alerts: options.alerts,
     publicUrl: options.publicUrl ?? (() => 'http://localhost:3100'),
+    accounts: options.accounts,
   });
   const logError = (error: AppError, req: Request | IncomingMessage) => {
     // Requests taken before Express (the Sentry POSTs) have no req.path: their URL's path is it.
@@ -162,6 +167,15 @@ export function createApp(options: AppOptions) {
   app.use(serveSdk(logger));
   // Sentry SDKs' endpoints read their bodies as streams of their own, so they come before the REST adapter.
   app.use(createSentryRoutes(ingestion));
+  app.use(
+    createSentryApiRoutes({
+      db: database.db,
+      rateLimiters,
+      clock,
+      publicUrl: options.publicUrl ?? (() => 'http://localhost:3100'),
+      logger,
+    }),
+  );
   // The dashboard's files and its page for non-API paths; everything under /api still ends in the REST adapter.
   app.use(serveDashboard({ dir: options.dashboardDir ?? defaultDashboardDir, logger }));
   app.use(createRestAdapter(createContext, ingestion));

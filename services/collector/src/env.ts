@@ -55,6 +55,8 @@ const envSchema = z
     /** smtp://user:pass@host:port or smtps://...; without it e-mail alerts cannot be created. */
     SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
     MAIL_FROM: z.string().min(3).default('collector@localhost'),
+    /** Who may register: anyone, holders of an invitation, or no one (the very first user always may). */
+    REGISTRATION: z.enum(['open', 'invite', 'closed']).default('open'),
   })
   .transform((env) => ({
     port: env.PORT,
@@ -76,6 +78,7 @@ const envSchema = z
       smtpUrl: env.SMTP_URL,
       mailFrom: env.MAIL_FROM,
     },
+    registration: env.REGISTRATION,
   }));
 
 export type Env = z.output<typeof envSchema>;

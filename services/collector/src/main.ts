@@ -40,6 +40,7 @@ async function serve(env: Env) {
       ingestMaxInFlightBytes: env.ingestMaxInFlightBytes,
       trustProxy: env.trustProxy,
       alerts: env.alerts,
+      registration: env.registration,
       retention: env.retention,
       publicUrl: env.publicUrl,
       logger,

@@ -1,7 +1,13 @@
 // Runs the retention run (packages/db/src/retention.ts) when the service starts and then every hour, one run at a time.
 // A run that fails (the database down, a lock busy) is logged and tried again at the next tick; ingestion never waits
 // for it.
-import { type DatabaseHandle, type RetentionPolicy, type RetentionReport, runRetention } from '@collector/db';
+import {
+  type DatabaseHandle,
+  deleteExpiredLinks,
+  type RetentionPolicy,
+  type RetentionReport,
+  runRetention,
+} from '@collector/db';
 import type { Logger } from './logger';
 
 export interface RetentionJobOptions extends RetentionPolicy {
@@ -35,6 +41,8 @@ export function startRetentionJob(
         chunk: options.chunk,
         signal: stopping.signal,
       });
+      // Expired invitation and password reset links go with the same hourly run.
+      await deleteExpiredLinks(database.db, clock());
       logger.info({ ...report, ms: Date.now() - started }, 'retention run');
       return report;
     } catch (error) {

@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defaultRateLimits, IngestBudget, type RateLimitConfig } from '@collector/api';
+import { defaultRateLimits, IngestBudget, type RateLimitConfig, type RegistrationMode } from '@collector/api';
 import {
   type DatabaseHandle,
   type EmbeddedPostgres,
@@ -12,8 +12,10 @@ import {
   openDatabase,
   startEmbeddedPostgres,
 } from '@collector/db';
+import { createMailer } from './alerts/email';
 import { type AlertOptions, AlertWorker } from './alerts/worker';
 import { createApp } from './app';
+import { startCounterFolder } from './counter-folder';
 import { DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES } from './env';
 import type { Logger } from './logger';
 import { type RetentionJob, type RetentionJobOptions, startRetentionJob } from './retention-job';
@@ -38,6 +40,8 @@ export interface StartOptions {
   clock?: () => number;
   /** Without it: links to http://localhost:<port>, private networks refused, no e-mail. */
   alerts?: Partial<AlertOptions>;
+  /** REGISTRATION; default open. */
+  registration?: RegistrationMode | undefined;
   /** RETENTION_DAYS and MAX_EVENTS_PER_ISSUE; without it no retention run is scheduled (tests that do not need one). */
   retention?: RetentionJobOptions | undefined;
   logger: Logger;
@@ -98,9 +102,22 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     options.clock,
   );
   const ingestBudget = new IngestBudget(options.ingestMaxInFlightBytes ?? DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES, logger);
+  // Invitations and password resets go out through the SMTP server of the alerts, when there is one.
+  const accountMailer = options.alerts?.smtpUrl
+    ? createMailer(options.alerts.smtpUrl, options.alerts.mailFrom ?? 'collector@localhost')
+    : undefined;
   const app = createApp({
     database,
     ingestBudget,
+    accounts: {
+      registration: options.registration ?? 'open',
+      sendMail:
+        accountMailer &&
+        ((mail) =>
+          accountMailer
+            .send({ ...mail, html: '' })
+            .catch((error: unknown) => logger.warn({ err: error, to: mail.to }, 'account e-mail not sent'))),
+    },
     alerts: alertWorker,
     logger,
     outcomes,
@@ -143,6 +160,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const retention = options.retention
     ? startRetentionJob(database, options.retention, options.clock ?? Date.now, logger)
     : undefined;
+  const folder = startCounterFolder(database, logger);
   return {
     url,
     database,
@@ -151,7 +169,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await retention?.stop();
+      await folder.stop();
       await alertWorker.stop();
+      accountMailer?.close();
       await outcomes.flush().catch((error) => logger.warn({ err: error }, 'outcomes of the last second not written'));
       await close();
     },

@@ -6,6 +6,7 @@ const server = await startTestServer();
 describe('apps, happy paths', () => {
   it('creates an app with 201 and an unguessable <type>_<id> key, and lists the caller’s apps oldest first', async () => {
     const { token } = await signUp(server);
+    const [org] = (await server.call('GET', '/api/orgs', { token })).body.orgs;
     const first = await server.call('POST', '/api/apps', { token, body: { name: '  Shop  ', type: 'web' } });
     expect(first.status).toBe(201);
     expect(first.body.app).toEqual({
@@ -14,6 +15,9 @@ describe('apps, happy paths', () => {
       type: 'web',
       createdAt: expect.any(Number),
       dsn: expect.stringMatching(/^http:\/\/[0-9a-f]{32}@localhost:\d+\/\d+$/),
+      // In the caller's own organization, with a slug from its name.
+      slug: 'shop',
+      org: org.slug,
     });
     const second = await createApp(server, token, { name: 'Mobile', type: 'react-native' });
     expect(second.appKey).toMatch(/^react-native_[a-z0-9]{20}$/);

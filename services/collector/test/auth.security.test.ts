@@ -17,13 +17,14 @@ describe('auth, security', () => {
     expect(sessions).toHaveLength(1);
     expect(sessions[0]?.id).toBe(createHash('sha256').update(token).digest('hex'));
     expect(JSON.stringify(sessions)).not.toContain(token.slice('session_'.length));
+    // A password is one sign-in method, kept apart from the user.
     const row = await server.database.db
-      .selectFrom('users')
-      .select('password_hash')
-      .where('id', '=', user.id)
+      .selectFrom('user_passwords')
+      .select('hash')
+      .where('user_id', '=', user.id)
       .executeTakeFirstOrThrow();
-    expect(row.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
-    expect(row.password_hash).not.toContain(PASSWORD);
+    expect(row.hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(row.hash).not.toContain(PASSWORD);
   });
 
   it('slides the idle expiry with use and ends a session after 30 idle days', async () => {

@@ -105,6 +105,7 @@ describe('issues list', () => {
       culprit: 'renderCart (/assets/app.3f9a2c1b.js)',
       level: 'error',
       lastRelease: null,
+      assignee: null,
     });
   });
 

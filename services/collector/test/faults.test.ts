@@ -90,7 +90,9 @@ describe.runIf(databaseUrl)('database faults (PostgreSQL)', () => {
     expect(stored).toBe(accepted);
     expect(await count(sql<{ n: number }>`select events as n from app_totals where app_key = ${appKey}`)).toBe(stored);
     expect(
-      await count(sql<{ n: number }>`select coalesce(sum(event_count), 0) as n from issues where app_key = ${appKey}`),
+      await count(
+        sql<{ n: number }>`select coalesce(sum(event_count), 0) as n from issues_live where app_key = ${appKey}`,
+      ),
     ).toBe(stored);
     expect(
       await count(sql<{ n: number }>`select coalesce(sum(events), 0) as n from app_hourly where app_key = ${appKey}`),

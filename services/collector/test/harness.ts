@@ -22,6 +22,8 @@ const unlimited: Partial<RateLimitConfig> = {
   ingestPerSecond: 0,
   authPerEmail: { ratePerSecond: 1000, burst: 1000 },
   authPerAddress: { ratePerSecond: 1000, burst: 1000 },
+  actionsPerUser: { ratePerSecond: 1000, burst: 1000 },
+  actionsPerAddress: { ratePerSecond: 1000, burst: 1000 },
 };
 
 export interface TestServer extends RunningServer {
@@ -103,6 +105,10 @@ export interface TestServerOptions {
   ingestMaxInFlightBytes?: number;
   /** Default: a silent one (TEST_LOG_LEVEL to see its lines). */
   logger?: Logger;
+  /** REGISTRATION; default open. */
+  registration?: 'open' | 'invite' | 'closed';
+  /** PUBLIC_URL; default the server's own address. */
+  publicUrl?: string;
 }
 
 /** A server for this test file, stopped after it (or before, by `stop`). Rate limits are off unless given. */
@@ -117,6 +123,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     alerts: options.alerts,
     retention: options.retention,
     ingestMaxInFlightBytes: options.ingestMaxInFlightBytes,
+    registration: options.registration,
+    publicUrl: options.publicUrl,
     logger: options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
   });
   let stopped: Promise<void> | undefined;
@@ -165,7 +173,15 @@ export async function createApp(server: TestServer, token: string, app: { name?:
     body: { name: app.name ?? 'Shop', type: app.type ?? 'web' },
   });
   if (reply.status !== 201) throw new Error(`create app failed: ${reply.status} ${JSON.stringify(reply.body)}`);
-  return reply.body.app as { appKey: string; name: string; type: string; createdAt: number; dsn: string };
+  return reply.body.app as {
+    appKey: string;
+    name: string;
+    type: string;
+    createdAt: number;
+    dsn: string;
+    slug: string;
+    org: string;
+  };
 }
 
 let sequence = 0;

@@ -109,8 +109,24 @@ describe('OpenAPI document', () => {
         'DELETE /api/apps/{appKey}/alerts/{id}',
         'POST /api/apps/{appKey}/alerts/{id}/test',
         'GET /api/auth/me',
+        'POST /api/auth/password-reset',
+        'POST /api/auth/password-reset/confirm',
+        'GET /api/orgs',
+        'POST /api/orgs',
+        'GET /api/orgs/{slug}/members',
+        'PATCH /api/orgs/{slug}/members/{userId}',
+        'DELETE /api/orgs/{slug}/members/{userId}',
+        'POST /api/orgs/{slug}/invitations',
+        'DELETE /api/orgs/{slug}/invitations/{id}',
+        'GET /api/orgs/{slug}/audit',
+        'POST /api/invitations/accept',
+        'GET /api/tokens',
+        'POST /api/tokens',
+        'DELETE /api/tokens/{id}',
         'GET /api/issues',
         'GET /api/issues/{id}',
+        'POST /api/issues/{id}/comments',
+        'GET /api/issues/{id}/activity',
         'GET /api/openapi.json',
         'GET /api/outcomes',
         'GET /api/overview',
@@ -135,6 +151,7 @@ describe('OpenAPI document', () => {
     expect(statuses['POST /api/auth/register']).toEqual([
       '201',
       '400',
+      '403',
       '405',
       '409',
       '413',
@@ -143,7 +160,7 @@ describe('OpenAPI document', () => {
       '500',
       '503',
     ]);
-    expect(statuses['POST /api/auth/logout']).toEqual(['204', '400', '401', '405', '413', '415', '500', '503']);
+    expect(statuses['POST /api/auth/logout']).toEqual(['204', '400', '401', '403', '405', '413', '415', '500', '503']);
     expect(statuses['POST /api/events/batch']).toEqual(['200', '400', '403', '405', '413', '415', '429', '500', '503']);
     expect(statuses['POST /api/{projectId}/envelope']).toEqual([
       '200',
@@ -156,13 +173,40 @@ describe('OpenAPI document', () => {
       '500',
       '503',
     ]);
-    expect(statuses['GET /api/issues/{id}']).toEqual(['200', '400', '401', '404', '405', '500', '503']);
-    expect(statuses['PATCH /api/issues/{id}']).toEqual(['200', '400', '401', '404', '405', '413', '415', '500', '503']);
-    expect(statuses['PATCH /api/issues']).toEqual(['200', '400', '401', '405', '413', '415', '500', '503']);
+    // 403: a role or a token's scopes that fall short.
+    expect(statuses['GET /api/issues/{id}']).toEqual(['200', '400', '401', '403', '404', '405', '500', '503']);
+    expect(statuses['PATCH /api/issues/{id}']).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '405',
+      '413',
+      '415',
+      '500',
+      '503',
+    ]);
+    expect(statuses['PATCH /api/issues']).toEqual(['200', '400', '401', '403', '405', '413', '415', '500', '503']);
+    expect(statuses['DELETE /api/orgs/{slug}/members/{userId}']).toEqual([
+      '204',
+      '400',
+      '401',
+      '403',
+      '404',
+      '405',
+      '409',
+      '413',
+      '415',
+      '500',
+      '503',
+    ]);
+    expect(statuses['POST /api/auth/password-reset']).toEqual(['202', '400', '405', '413', '415', '429', '500', '503']);
     expect(statuses['DELETE /api/apps/{appKey}/alerts/{id}']).toEqual([
       '204',
       '400',
       '401',
+      '403',
       '404',
       '405',
       '413',
@@ -203,6 +247,8 @@ describe('OpenAPI document', () => {
     const publicOperations = [
       'POST /api/auth/register',
       'POST /api/auth/login',
+      'POST /api/auth/password-reset',
+      'POST /api/auth/password-reset/confirm',
       'POST /api/events/batch',
       'GET /healthz',
       'GET /readyz',
@@ -214,7 +260,10 @@ describe('OpenAPI document', () => {
     for (const [path, methods] of Object.entries<Record<string, { security?: unknown }>>(document.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
         const route = `${method.toUpperCase()} ${path}`;
-        expect(operation.security, route).toEqual(publicOperations.includes(route) ? [] : [{ bearer: [] }]);
+        // A session or an API token, wherever either is taken.
+        expect(operation.security, route).toEqual(
+          publicOperations.includes(route) ? [] : [{ bearer: [] }, { apiToken: [] }],
+        );
       }
     }
     expect(document.info.license.name).toBeTruthy();

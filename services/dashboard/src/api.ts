@@ -68,6 +68,10 @@ export type AlertRule = CollectorOutputs['alerts']['list']['alerts'][number];
 export type AlertTrigger = AlertRule['trigger'];
 export type AlertDelivery = CollectorOutputs['alerts']['deliveries']['deliveries'][number];
 export type Outcome = CollectorOutputs['outcomes']['get']['outcomes'][number];
+export type Org = CollectorOutputs['orgs']['list']['orgs'][number];
+export type OrgRole = Org['role'];
+export type ApiToken = CollectorOutputs['tokens']['list']['tokens'][number];
+export type ActivityEntry = CollectorOutputs['issues']['activity']['activity'][number];
 
 /** Every app type the API takes, in the order the form offers them; checked against the API's own type. */
 export const appTypes: readonly AppType[] = domainAppTypes;
@@ -109,6 +113,12 @@ export function messageOf(error: unknown): string {
       case 'UNAVAILABLE':
         // The database away, or the collector at its limit of request bodies in flight (a flood of ingestion).
         return 'The collector is busy or cannot reach its database right now. Try again in a moment.';
+      case 'FORBIDDEN':
+        return 'Your role in this organization does not allow this. An owner or admin can do it, or change your role.';
+      case 'CONFLICT':
+        return error.details[0]?.message
+          ? `That cannot be done: ${error.details[0].path ? `${error.details[0].path} ` : ''}${error.details[0].message}.`
+          : 'That cannot be done in the current state.';
       case 'NOT_FOUND':
         return 'It does not exist, or it belongs to another account.';
       case 'INTERNAL':

@@ -5,6 +5,7 @@ import { useEffect, useSyncExternalStore } from 'react';
 import { client, session } from './api';
 import { Link, navigate, paths, type Route, routeOf, sectionHref, useLocation } from './navigation';
 import { useQuery } from './query';
+import { ForgotPasswordScreen, InvitationScreen, ResetPasswordScreen } from './screens/account';
 import { AlertsScreen } from './screens/alerts';
 import { AppScreen } from './screens/app';
 import { AppsScreen } from './screens/apps';
@@ -12,6 +13,8 @@ import { AuthScreen } from './screens/auth';
 import { IssueScreen } from './screens/issue';
 import { IssuesScreen } from './screens/issues';
 import { OverviewScreen } from './screens/overview';
+import { TeamScreen } from './screens/team';
+import { TokensScreen } from './screens/tokens';
 import { EmptyState } from './states';
 import { WorkspaceContext } from './workspace';
 
@@ -26,9 +29,12 @@ export function Dashboard() {
   const route = routeOf(location.pathname);
   const signedIn = token !== undefined;
   const authScreen = route.screen === 'signin' || route.screen === 'signup';
+  // Screens that work signed out: the links of the collector's e-mails (a reset; an invitation, whose sign-up form
+  // takes it), and asking for a reset.
+  const openScreen = route.screen === 'forgot' || route.screen === 'reset' || route.screen === 'invitation';
 
   useEffect(() => {
-    if (!signedIn && !authScreen) {
+    if (!signedIn && !authScreen && !openScreen) {
       const query = location.search.toString();
       const here = location.pathname + (query ? `?${query}` : '');
       navigate(here === '/' ? paths.signin() : `${paths.signin()}?${new URLSearchParams({ next: here })}`, {
@@ -37,8 +43,11 @@ export function Dashboard() {
     } else if (signedIn && authScreen) {
       navigate(safeNext(location.search.get('next')), { replace: true });
     }
-  }, [signedIn, authScreen, location.pathname, location.search]);
+  }, [signedIn, authScreen, openScreen, location.pathname, location.search]);
 
+  if (route.screen === 'forgot') return <ForgotPasswordScreen />;
+  if (route.screen === 'reset') return <ResetPasswordScreen token={route.token} />;
+  if (!signedIn && route.screen === 'invitation') return <AuthScreen mode="signup" invitation={route.token} />;
   if (!signedIn) return <AuthScreen mode={route.screen === 'signup' ? 'signup' : 'signin'} />;
   if (authScreen) return null; // on the way to the screen asked for
   return <SignedIn route={route} />;
@@ -63,11 +72,14 @@ const sections = [
     href: () => paths.apps(),
     active: (route: Route) => route.screen === 'apps' || route.screen === 'app' || route.screen === 'alerts',
   },
+  { label: 'Team', href: () => paths.team(), active: (route: Route) => route.screen === 'team' },
+  { label: 'Tokens', href: () => paths.tokens(), active: (route: Route) => route.screen === 'tokens' },
 ];
 
 function SignedIn({ route }: { route: Route }) {
   const me = useQuery(() => client.auth.me.query(), []);
   const apps = useQuery(async () => (await client.apps.list.query()).apps, []);
+  const orgs = useQuery(async () => (await client.orgs.list.query()).orgs, []);
   const location = useLocation();
 
   // A new screen: put the keyboard and screen-reader focus on its heading, as a page load would.
@@ -93,7 +105,7 @@ function SignedIn({ route }: { route: Route }) {
   const here: Here = { screen: route.screen, app: location.search.get('app') };
 
   return (
-    <WorkspaceContext.Provider value={{ user: me.data?.user, apps }}>
+    <WorkspaceContext.Provider value={{ user: me.data?.user, apps, orgs }}>
       <a className="skip-link" href="#main">
         Skip to content
       </a>
@@ -127,6 +139,9 @@ function SignedIn({ route }: { route: Route }) {
         {route.screen === 'apps' && <AppsScreen />}
         {route.screen === 'app' && <AppScreen appKey={route.appKey} />}
         {route.screen === 'alerts' && <AlertsScreen appKey={route.appKey} />}
+        {route.screen === 'team' && <TeamScreen />}
+        {route.screen === 'tokens' && <TokensScreen />}
+        {route.screen === 'invitation' && <InvitationScreen token={route.token} />}
         {route.screen === 'not-found' && (
           <>
             <h1 tabIndex={-1}>Not found</h1>

@@ -10,6 +10,11 @@ export type Route =
   | { screen: 'alerts'; appKey: string }
   | { screen: 'issues' }
   | { screen: 'issue'; id: string }
+  | { screen: 'team' }
+  | { screen: 'tokens' }
+  | { screen: 'forgot' }
+  | { screen: 'reset'; token: string }
+  | { screen: 'invitation'; token: string }
   | { screen: 'not-found' };
 
 function decode(segment: string): string | undefined {
@@ -34,11 +39,17 @@ export function routeOf(pathname: string): Route {
     if (first === 'signup') return { screen: 'signup' };
     if (first === 'apps') return { screen: 'apps' };
     if (first === 'issues') return { screen: 'issues' };
+    if (first === 'team') return { screen: 'team' };
+    if (first === 'tokens') return { screen: 'tokens' };
+    if (first === 'forgot-password') return { screen: 'forgot' };
     return { screen: 'not-found' };
   }
   const value = decode(second);
   if (value && first === 'apps') return { screen: 'app', appKey: value };
   if (value && first === 'issues') return { screen: 'issue', id: value };
+  // The links sent by e-mail (from PUBLIC_URL): the token is the last segment.
+  if (value && first === 'reset-password') return { screen: 'reset', token: value };
+  if (value && first === 'invitations') return { screen: 'invitation', token: value };
   return { screen: 'not-found' };
 }
 
@@ -52,6 +63,9 @@ export const paths = {
   alerts: (appKey: string) => `/apps/${encodeURIComponent(appKey)}/alerts`,
   signin: () => '/signin',
   signup: () => '/signup',
+  team: (org?: string) => (org ? `/team?${new URLSearchParams({ org })}` : '/team'),
+  tokens: () => '/tokens',
+  forgot: () => '/forgot-password',
 };
 
 function withApp(path: string, appKey: string | undefined) {

@@ -1,11 +1,13 @@
-// What every signed-in screen shares: who is signed in and their apps (loaded once, reloaded after a change).
+// What every signed-in screen shares: who is signed in, their organizations and their apps (loaded once, reloaded
+// after a change).
 import { createContext, useContext } from 'react';
-import type { App, User } from './api';
+import type { App, Org, User } from './api';
 import type { Query } from './query';
 
 export interface Workspace {
   user: User | undefined;
   apps: Query<App[]>;
+  orgs: Query<Org[]>;
 }
 
 export const WorkspaceContext = createContext<Workspace | undefined>(undefined);

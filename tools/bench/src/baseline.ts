@@ -4,7 +4,10 @@
 //
 // Run as a child process by main.ts:
 //   PORT=... HOST=127.0.0.1 APP_KEY=... (DATABASE_URL=postgres://... [POOL_SIZE=10] | DATA_DIR=/tmp/...) node --import tsx src/baseline.ts
+// With WORKERS=N (PostgreSQL only), N such processes share the port through node:cluster, as the collector's WORKERS=N:
+// the primary prepares the database and serves nothing (workers.ts compares the two at the same N).
 // The schema is the collector's own (its migrations), so both servers write the same tables and indexes.
+import cluster from 'node:cluster';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { migrateToLatest, openDatabase } from '@collector/db';
 import { PGlite } from '@electric-sql/pglite';
@@ -44,13 +47,15 @@ SELECT count(*)::int AS stored FROM ins`;
 /** `name`: prepared once per connection under it (pg; PGlite runs every statement unnamed). */
 type Query = (text: string, params: unknown[], name?: string) => Promise<{ rows: Record<string, unknown>[] }>;
 
-async function openStore(appKey: string): Promise<{ query: Query; close(): Promise<void> }> {
+async function openStore(appKey: string, prepare: boolean): Promise<{ query: Query; close(): Promise<void> }> {
   const url = process.env.DATABASE_URL;
   const dataDir = process.env.DATA_DIR;
   // Same schema as the collector's: its migrations, then the app row the events reference.
-  const migrating = await openDatabase(url ? { url } : { dataDir });
-  await migrateToLatest(migrating.db);
-  await migrating.close();
+  if (prepare) {
+    const migrating = await openDatabase(url ? { url } : { dataDir });
+    await migrateToLatest(migrating.db);
+    await migrating.close();
+  }
 
   let query: Query;
   let close: () => Promise<void>;
@@ -72,7 +77,7 @@ async function openStore(appKey: string): Promise<{ query: Query; close(): Promi
     `INSERT INTO apps (app_key, user_id, name, type, created_at, public_key) VALUES ($1, 'usr_baseline', 'baseline', 'web', $2, md5($1)) ON CONFLICT DO NOTHING`,
     [appKey, now],
   );
-  await query(`INSERT INTO app_totals (app_key) VALUES ($1) ON CONFLICT DO NOTHING`, [appKey]);
+  await query(`INSERT INTO app_totals_folded (app_key) VALUES ($1) ON CONFLICT DO NOTHING`, [appKey]);
   return { query, close };
 }
 
@@ -84,7 +89,21 @@ function send(res: ServerResponse, status: number, body: unknown) {
 
 async function main() {
   const appKey = process.env.APP_KEY ?? 'app_baseline';
-  const store = await openStore(appKey);
+  const workers = Number(process.env.WORKERS ?? 1);
+  if (workers > 1 && cluster.isPrimary) {
+    await (await openStore(appKey, true)).close();
+    for (let i = 0; i < workers; i++) cluster.fork();
+    const stop = () => {
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+      cluster.on('exit', () => {
+        if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      });
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+    return;
+  }
+  const store = await openStore(appKey, cluster.isPrimary);
 
   const ingest = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];

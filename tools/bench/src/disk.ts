@@ -227,7 +227,7 @@ async function simulatedDays(admin: pg.Client, options: DiskBenchOptions): Promi
   await sql`insert into apps (app_key, user_id, name, type, created_at, public_key) values (${appKey}, 'user_disk_bench', 'Disk', 'web', 0, ${'d'.repeat(32)})`.execute(
     database.db,
   );
-  await sql`insert into app_totals (app_key) values (${appKey})`.execute(database.db);
+  await sql`insert into app_totals_folded (app_key) values (${appKey})`.execute(database.db);
   const writer = new EventWriter(database.db, { concurrency: 2 });
   const source = createEventSource({ seed: 7 });
   const start = Math.floor((Date.now() - options.days * DAY) / DAY) * DAY;

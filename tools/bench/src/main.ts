@@ -13,6 +13,8 @@
 //                              PostgreSQL, or the embedded backend with --embedded; --endpoints envelope (or any of
 //                              batch,envelope,store) runs only those; --profile profiles the collector; issue 24's
 //                              target is measured with --connections 256
+//   pnpm bench --workers 1,2,4,8  the collector with WORKERS=N against the bare baseline with N processes, per N
+//                              (workers.ts): events/s, p99, RSS, lock waits; --connections (64 here by default), --pg-log
 //   pnpm bench --all           postgres, embedded, pglite and queries, one after the other
 //   options: --seconds 10 --rounds 2 --warmup 3 --connections 32 --pool 10 --skip-paced --paced-share 0.8
 //            --profile (both servers under --cpu-prof, summarised at the end) --node-args "..." (both servers)
@@ -47,9 +49,10 @@ import { closedLoopRound, emptyTally, pacedRound, type Tally, type Target } from
 import { busyMs, summarizeProfile } from './profile';
 import { runQueryBench } from './queries';
 import { createSentryApp, emptySentryTally, type SentryKind, sentryEventSource, sentryRound } from './sentry';
+import { runWorkersBench } from './workers';
 
 const { flags, number } = parseFlags(
-  `pnpm bench [--embedded | --pglite | --queries | --sentry [--embedded] | --disk | --all] [--events 1000000] [--days 60 --events-per-day 100000 --retention-days 7 --delete-events 1000000 --rate 2000 --parts 1,2,3] [--calls 200] [--seconds 10] [--rounds 2] [--warmup 3] [--connections 32] [--pool 10]
+  `pnpm bench [--embedded | --pglite | --queries | --sentry [--embedded] | --disk | --workers 1,2,4,8 [--pg-log FILE] | --all] [--events 1000000] [--days 60 --events-per-day 100000 --retention-days 7 --delete-events 1000000 --rate 2000 --parts 1,2,3] [--calls 200] [--seconds 10] [--rounds 2] [--warmup 3] [--connections 32] [--pool 10]
            [--reuse-db NAME --seed-file FILE] [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--collector-node-args "--max-old-space-size=256"] [--alerts] [--endpoints batch,envelope,store] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`,
   {
     embedded: { type: 'boolean', default: false },
@@ -81,6 +84,8 @@ const { flags, number } = parseFlags(
     'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     alerts: { type: 'boolean', default: false },
     endpoints: { type: 'string', default: 'batch,envelope,store' },
+    workers: { type: 'string' },
+    'pg-log': { type: 'string' },
   },
 );
 
@@ -139,7 +144,7 @@ interface Counts {
 
 const COUNT_SQL = {
   events: 'select count(*)::int8::text as n from events',
-  issues: 'select count(*)::int8::text as n, coalesce(sum(event_count), 0)::int8::text as e from issues',
+  issues: 'select count(*)::int8::text as n, coalesce(sum(event_count), 0)::int8::text as e from issues_live',
   totals: 'select coalesce(sum(events), 0)::int8::text as n, count(*)::int as apps from app_totals',
 };
 
@@ -825,19 +830,21 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
 
 // ---------------------------------------------------------------- main
 
-const modes: (Mode | 'queries' | 'sentry' | 'disk')[] = flags.all
+const modes: (Mode | 'queries' | 'sentry' | 'disk' | 'workers')[] = flags.all
   ? ['postgres', 'embedded', 'pglite', 'queries']
-  : flags.sentry
-    ? ['sentry']
-    : flags.disk
-      ? ['disk']
-      : flags.queries
-        ? ['queries']
-        : flags.embedded
-          ? ['embedded']
-          : flags.pglite
-            ? ['pglite']
-            : ['postgres'];
+  : flags.workers !== undefined
+    ? ['workers']
+    : flags.sentry
+      ? ['sentry']
+      : flags.disk
+        ? ['disk']
+        : flags.queries
+          ? ['queries']
+          : flags.embedded
+            ? ['embedded']
+            : flags.pglite
+              ? ['pglite']
+              : ['postgres'];
 await exitAfter(async () => {
   let ok = true;
   for (const mode of modes) {
@@ -848,6 +855,29 @@ await exitAfter(async () => {
       const lines = await runDiskBench({ repoRoot, adminUrl, ...options, parts, cleanups });
       console.log(lines.join('\n'));
       await cleanup();
+    } else if (mode === 'workers') {
+      const workers = String(flags.workers)
+        .split(',')
+        .map((n) => Number(n));
+      if (workers.some((n) => !Number.isInteger(n) || n < 1 || n > 64)) {
+        console.error('--workers: a list of process counts from 1 to 64, e.g. 1,2,4,8');
+        return false;
+      }
+      const connectionsGiven = process.argv.some((arg) => arg.startsWith('--connections'));
+      await runWorkersBench({
+        repoRoot,
+        adminUrl,
+        workers,
+        seconds: options.seconds,
+        warmup: options.warmup,
+        // The issue's measurements (issue 24): 64 keep-alive connections.
+        connections: connectionsGiven ? options.connections : 64,
+        pool: options.pool,
+        pgLog: flags['pg-log'] as string | undefined,
+        cleanups,
+      });
+      await cleanup();
+      ok = process.exitCode !== 1 && ok;
     } else if (mode === 'queries') {
       const reuse = flags['reuse-db'] ? { database: flags['reuse-db'], seedFile: flags['seed-file'] ?? '' } : undefined;
       const result = await runQueryBench({

@@ -325,7 +325,7 @@ async function countStored(url: string) {
       events: await one('select count(*)::text as n from events'),
       distinct: await one('select count(distinct (app_key, event_id))::text as n from events'),
       totals: await one('select coalesce(sum(events), 0)::text as n from app_totals'),
-      issueEvents: await one('select coalesce(sum(event_count), 0)::text as n from issues'),
+      issueEvents: await one('select coalesce(sum(event_count), 0)::text as n from issues_live'),
       hourly: await one('select coalesce(sum(events), 0)::text as n from app_hourly'),
     };
   } finally {

@@ -11,23 +11,41 @@ import {
   alertsTest,
   appsCreate,
   appsList,
+  authConfirmPasswordReset,
   authLogin,
   authLogout,
   authMe,
+  authPasswordReset,
   authRegister,
   browserSdk,
   type ErrorResponse,
   eventsIngest,
   healthz,
+  invitationsAccept,
+  issuesActivity,
+  issuesComment,
   issuesGet,
   issuesList,
+  issuesUpdate,
+  issuesUpdateMany,
   openapi,
+  orgsAudit,
+  orgsCreate,
+  orgsInvite,
+  orgsList,
+  orgsMembers,
+  orgsRemoveMember,
+  orgsRevokeInvitation,
+  orgsUpdateMember,
   outcomesGet,
   overviewGet,
   overviewTimeseries,
   readyz,
   sentryEnvelope,
   sentryStore,
+  tokensCreate,
+  tokensDelete,
+  tokensList,
 } from '../generated/client';
 import { client } from '../generated/client/client.gen';
 
@@ -141,6 +159,48 @@ export async function callEveryOperation(baseUrl: string): Promise<string[]> {
   }
   const deliveries = await alertsDeliveries({ ...auth, path: { appKey }, query: { limit: 10 } });
   lines.push(`deliveries ${deliveries.data?.deliveries.length ?? codeOf(deliveries.error)}`);
+
+  // Organizations, members, invitations, tokens and issue work.
+  const org = await orgsCreate({ ...auth, body: { name: 'Every operation' } });
+  const slug: string = org.data?.org.slug ?? 'none';
+  const orgs = await orgsList(auth);
+  lines.push(`orgs ${orgs.data?.orgs.length ?? codeOf(orgs.error)}`);
+  const invitation = await orgsInvite({
+    ...auth,
+    path: { slug },
+    body: { email: 'someone@example.com', role: 'member' },
+  });
+  const invitationUrl: string | undefined = invitation.data?.invitation.url;
+  const joined = await invitationsAccept({ ...auth, body: { token: invitationUrl?.split('/').pop() ?? 'none' } });
+  lines.push(`invitation accepted by another e-mail: ${codeOf(joined.error)}`);
+  if (invitation.data) await orgsRevokeInvitation({ ...auth, path: { slug, id: invitation.data.invitation.id } });
+  const members = await orgsMembers({ ...auth, path: { slug } });
+  const userId: string | undefined = members.data?.members[0]?.userId;
+  if (userId) {
+    const lastOwner = await orgsUpdateMember({ ...auth, path: { slug, userId }, body: { role: 'admin' } });
+    lines.push(`demote the last owner: ${codeOf(lastOwner.error)}`);
+    const leave = await orgsRemoveMember({ ...auth, path: { slug, userId } });
+    lines.push(`the last owner leaves: ${codeOf(leave.error)}`);
+  }
+  const audit = await orgsAudit({ ...auth, path: { slug }, query: { limit: 10 } });
+  lines.push(`audit ${audit.data?.entries.length ?? codeOf(audit.error)}`);
+  const apiToken = await tokensCreate({ ...auth, body: { name: 'ci', scopes: ['read', 'releases'], org: slug } });
+  const tokens = await tokensList(auth);
+  lines.push(`tokens ${tokens.data?.tokens.length ?? codeOf(tokens.error)}`);
+  if (apiToken.data) await tokensDelete({ ...auth, path: { id: apiToken.data.token.id } });
+  if (first) {
+    const assigned = await issuesUpdate({ ...auth, path: { id: first.id }, body: { assignee: userId ?? null } });
+    lines.push(`assignee ${assigned.data?.issue.assignee?.email ?? codeOf(assigned.error)}`);
+    await issuesUpdateMany({ ...auth, body: { ids: [first.id], status: 'resolved' } });
+    const comment = await issuesComment({ ...auth, path: { id: first.id }, body: { text: 'seen' } });
+    lines.push(`comment ${comment.data?.comment.id ?? codeOf(comment.error)}`);
+    const activity = await issuesActivity({ ...auth, path: { id: first.id }, query: { limit: 10 } });
+    lines.push(`activity ${activity.data?.activity.length ?? codeOf(activity.error)}`);
+  }
+  const reset = await authPasswordReset({ body: { email: 'every-operation@example.com' } });
+  lines.push(`password reset ${reset.response.status}`);
+  const confirmed = await authConfirmPasswordReset({ body: { token: 'unknown', password: 'another long passphrase' } });
+  lines.push(`password reset with an unknown token: ${codeOf(confirmed.error)}`);
 
   const loggedOut = await authLogout(auth);
   lines.push(`logout ${loggedOut.response.status}`);

@@ -199,7 +199,7 @@ const INTEGRITY_SQL = {
   stored: 'select count(*)::int8::text as n from events',
   distinct: 'select count(distinct (app_key, event_id))::int8::text as n from events',
   totalsEvents: 'select coalesce(sum(events), 0)::int8::text as n from app_totals',
-  issueEvents: 'select coalesce(sum(event_count), 0)::int8::text as n from issues',
+  issueEvents: 'select coalesce(sum(event_count), 0)::int8::text as n from issues_live',
   hourlyEvents: 'select coalesce(sum(events), 0)::int8::text as n from app_hourly',
   issues: 'select count(*)::int8::text as n from issues',
   // Apps whose running totals differ from what their events say.
@@ -211,11 +211,11 @@ const INTEGRITY_SQL = {
     where t.events <> coalesce(e.events, 0) or t.errors <> coalesce(e.errors, 0) or t.failed_requests <> coalesce(e.failed, 0)
        or t.users <> coalesce(e.users, 0) or t.issues <> coalesce(i.issues, 0)`,
   // Issues whose event_count or user_count differ from their events, and events without an issue.
-  issueCountsOff: `select count(*)::int8::text as n from issues i
+  issueCountsOff: `select count(*)::int8::text as n from issues_live i
     full join (select app_key, fingerprint, count(*) as events from events group by 1, 2) e
       using (app_key, fingerprint)
     where i.event_count is distinct from e.events`,
-  issueUsersOff: `select count(*)::int8::text as n from issues i
+  issueUsersOff: `select count(*)::int8::text as n from issues_live i
     left join (select app_key, fingerprint, count(distinct anonymous_id) as users from events group by 1, 2) e using (app_key, fingerprint)
     where i.user_count <> coalesce(e.users, 0)`,
   // Hours whose rollup differs from the events of that hour.

@@ -1,28 +1,35 @@
-// What the routes that read the caller's apps share: the owner check, and for reads over all of the caller's apps or
-// one of them, the query that names them and a window of time.
-import { type Db, isAppOwnedBy } from '@collector/db';
+// What the routes that read over an organization's apps share: the query that names them (one app, an organization,
+// or the caller's own organization) and a window of time, and the check of that query.
+
+import type { Db } from '@collector/db';
 import { z } from 'zod';
-import { fail } from '../errors';
-import { queryAppKey, queryEpochMs } from '../schemas';
+import { type Action, authorizeApp, authorizeOneOrg, type Principal } from '../auth/authorize';
+import { queryAppKey, queryEpochMs, slugParameter } from '../schemas';
 
-/** Another user's app is answered exactly like one that does not exist. */
-export async function assertOwnApp(db: Db, appKey: string, userId: string): Promise<void> {
-  if (!(await isAppOwnedBy(db, appKey, userId))) fail('NOT_FOUND');
-}
-
-/** The filter of a read over all of the caller's apps, or over the one `appKey` names once it is known to be theirs. */
-export async function ownAppsFilter<Input extends { appKey?: string | undefined }>(
-  caller: { db: Db; session: { user: { id: string } } },
+/**
+ * The organization a read covers: the one of `appKey` (which the caller must be allowed to read), else `org`, else the
+ * caller's own. Reads over all apps cover one organization so that distinct counts stay exact.
+ */
+export async function appsScope<Input extends { appKey?: string | undefined; org?: string | undefined }>(
+  caller: { db: Db; principal: Principal },
   input: Input,
-): Promise<Input & { userId: string }> {
-  const userId = caller.session.user.id;
-  if (input.appKey !== undefined) await assertOwnApp(caller.db, input.appKey, userId);
-  return { userId, ...input };
+  action: Action = 'app.read',
+): Promise<Input & { orgId: string }> {
+  const { orgId } =
+    input.appKey !== undefined
+      ? await authorizeApp(caller, input.appKey, action)
+      : await authorizeOneOrg(caller, input.org, action);
+  return { ...input, orgId };
 }
 
-/** All of the caller's apps or one (appKey), from (inclusive) to (exclusive). */
+/** One organization's apps (`org`, else the caller's own) or one app (appKey), from (inclusive) to (exclusive). */
 export const ZOwnAppsWindowSchema = z
-  .object({ appKey: queryAppKey.optional(), from: queryEpochMs.optional(), to: queryEpochMs.optional() })
+  .object({
+    appKey: queryAppKey.optional(),
+    org: slugParameter.optional(),
+    from: queryEpochMs.optional(),
+    to: queryEpochMs.optional(),
+  })
   .refine((query) => query.from === undefined || query.to === undefined || query.from <= query.to, {
     path: ['to'],
     message: 'must not be before from',

@@ -1,12 +1,13 @@
-// Migration 0016: the write path's updates of an issue's row are HOT (no new index entries, the new version in the same
-// page), now that no index covers a column they change. Counted inside one transaction, which the statistics of the
-// current transaction see at once.
+// Migration 0016: the updates of an issue's row that add its events (since migration 0017, the counter fold's) are
+// HOT (no new index entries, the new version in the same page), now that no index covers a column they change.
+// Counted inside one transaction, which the statistics of the current transaction see at once.
 import type { StoredEvent } from '@collector/domain';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../../test/database';
 import { insertApp } from '../apps';
 import { openDatabase } from '../connection';
+import { foldAll } from '../counters';
 import { prepareBatch, storePreparedBatches } from '../ingest';
 
 const database = await openDatabase({ url: await testDatabaseUrl() });
@@ -38,15 +39,19 @@ describe('migration 0016: HOT updates of issues', () => {
       anonymousId: `anon_${i}`,
     });
     const hot = await database.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < 6; i++)
+      for (let i = 0; i < 6; i++) {
         await storePreparedBatches(trx, [prepareBatch({ appKey, events: [event(i)], receivedAt: now + i })]);
+        await foldAll(trx);
+      }
       const { rows } = await sql<{ updated: number; hot: number }>`
         select pg_stat_get_xact_tuples_updated('issues'::regclass)::int4 as updated, pg_stat_get_xact_tuples_hot_updated('issues'::regclass)::int4 as hot`.execute(
         trx,
       );
       return rows[0];
     });
-    // The first statement inserts the issue; the five after it update it (and the last seen time) in place.
-    expect(hot).toEqual({ updated: 5, hot: 5 });
+    // The first statement inserts the issue; each fold after a statement updates it (and the last seen time) in place.
+    // A fold takes every committed delta, so tests running beside this one may add updates of their issues: in place too.
+    expect(hot?.updated).toBeGreaterThanOrEqual(6);
+    expect(hot?.hot).toBe(hot?.updated);
   });
 });

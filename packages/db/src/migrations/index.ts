@@ -16,6 +16,8 @@ import * as rateLeases from './2026_11_23_0013_rate_leases';
 import * as deletedEventMinutes from './2026_11_23_0014_deleted_event_minutes';
 import * as payloadLz4 from './2026_11_23_0015_payload_lz4';
 import * as issuesHotUpdates from './2026_11_23_0016_issues_hot_updates';
+import * as counterLedger from './2026_11_25_0017_counter_ledger';
+import * as organizations from './2026_11_25_0018_organizations';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_21_0001_initial': initial,
@@ -34,4 +36,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0014_deleted_event_minutes': deletedEventMinutes,
   '2026_11_23_0015_payload_lz4': payloadLz4,
   '2026_11_23_0016_issues_hot_updates': issuesHotUpdates,
+  '2026_11_25_0017_counter_ledger': counterLedger,
+  '2026_11_25_0018_organizations': organizations,
 };

@@ -123,16 +123,15 @@ export const activityParts: readonly StatementPart[] = [
   linkCounts('links_by_hour', 'activity_by_hour', 'hour'),
 ];
 
-/** The link changes summed into a table of link counts per day or per hour, by the day of the previous hour (-1: none). */
+/** The link changes summed into the ledger of link counts per day or per hour, by the day of the previous hour (-1: none). */
 function linkCounts(name: string, table: string, per: 'day' | 'hour'): StatementPart {
   const column = sql.id(per);
   return part({
     name,
     reads: ['link_changes'],
-    writes: [table],
-    query: sql`insert into ${sql.table(table)} as t (app_key, kind, ${column}, prev_day, links)
+    writes: [`${table}_deltas`],
+    query: sql`insert into ${sql.table(`${table}_deltas`)} (app_key, kind, ${column}, prev_day, links)
     select app_key, kind, ${column}, case when prev_hour < 0 then -1 else prev_hour / 24 end, sum(links) from link_changes
-    group by 1, 2, 3, 4 having sum(links) <> 0 order by 1, 2, 3, 4
-    on conflict (app_key, kind, ${column}, prev_day) do update set links = t.links + excluded.links`,
+    group by 1, 2, 3, 4 having sum(links) <> 0`,
   });
 }

@@ -34,9 +34,8 @@ export const ownerUserParts: readonly StatementPart[] = [
   part({
     name: 'owner_user_counts',
     reads: ['new_owner_users'],
-    writes: ['owner_totals'],
-    query: sql`insert into owner_totals as t (user_id, users)
-    select user_id, count(*) from new_owner_users where created group by 1 order by 1
-    on conflict (user_id) do update set users = t.users + excluded.users`,
+    writes: ['owner_totals_deltas'],
+    query: sql`insert into owner_totals_deltas (user_id, users)
+    select user_id, count(*) from new_owner_users where created group by 1`,
   }),
 ];

@@ -63,7 +63,11 @@ describe('write path: events', () => {
       .where('app_key', '=', appKey)
       .executeTakeFirstOrThrow();
     expect(totals).toMatchObject({ events: 2, users: 1 });
-    const issue = await db.selectFrom('issues').selectAll().where('app_key', '=', appKey).executeTakeFirstOrThrow();
+    const issue = await db
+      .selectFrom('issues_live')
+      .selectAll()
+      .where('app_key', '=', appKey)
+      .executeTakeFirstOrThrow();
     expect(issue).toMatchObject({ event_count: 2, user_count: 1 });
   });
 
@@ -86,6 +90,8 @@ describe('write path: events', () => {
       })({ rowsJson, receivedJson: '[]', keepFrom: 0 }).execute(db);
     expect((await run()).rows.map((row) => row.event_id)).toEqual(['evt_x', 'evt_y']);
     expect((await run()).rows).toEqual([]);
-    expect(await db.selectFrom('issues').select('fingerprint').where('app_key', '=', appKey).execute()).toEqual([]);
+    expect(await db.selectFrom('issues_live').select('fingerprint').where('app_key', '=', appKey).execute()).toEqual(
+      [],
+    );
   });
 });

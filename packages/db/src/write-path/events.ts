@@ -25,6 +25,8 @@ export interface EventRow {
   level: string | null;
   release: string | null;
   environment: string | null;
+  /** With release and environment, what the issue's breakdown counts (issues.ts). */
+  user_agent: string | null;
 }
 
 export function eventRow(appKey: string, event: StoredEvent, receivedAt: number): EventRow {
@@ -43,6 +45,7 @@ export function eventRow(appKey: string, event: StoredEvent, receivedAt: number)
     level: event.level ?? null,
     release: event.release ?? null,
     environment: event.environment ?? null,
+    user_agent: event.userAgent ?? null,
   };
 }
 
@@ -55,7 +58,7 @@ export const eventParts: readonly StatementPart[] = [
     name: 'sent_events',
     query: ({ rowsJson }) => sql`select * from jsonb_to_recordset(${rowsJson}::jsonb) as s(
       app_key text, event_id text, fingerprint text, type text, ts int8, received_at int8, anonymous_id text, payload jsonb,
-      message text, error_type text, culprit text, level text, release text, environment text
+      message text, error_type text, culprit text, level text, release text, environment text, user_agent text
     )`,
   }),
   // Deduplication: events is partitioned by day (migration 0011) and cannot hold (app_key, event_id) unique, so each id

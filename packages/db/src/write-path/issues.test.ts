@@ -8,7 +8,7 @@ const { db, newAccount, store, appTotals } = await openWritePathDatabase('issues
 const { newApp } = await newAccount();
 
 const issuesOf = (appKey: string) =>
-  db.selectFrom('issues').selectAll().where('app_key', '=', appKey).orderBy('fingerprint').execute();
+  db.selectFrom('issues_live').selectAll().where('app_key', '=', appKey).orderBy('fingerprint').execute();
 
 describe('write path: issues', () => {
   it('counts an issue over statements, with its first and last seen whatever order the events come in', async () => {

@@ -1,7 +1,6 @@
-// Issues: each new event adds to its issue's count, first and last seen; a new issue takes its earliest event's
-// message, error type, type and culprit, and every issue its latest event's level and release. Its distinct users grow
-// by the (issue, user) pairs new_issue_users (distinct-users.ts) inserted. Triage is decided here too: an event for a
-// resolved issue reopens it (a regression).
+// Issues: each new event adds to its issue's count, first and last seen (through the counter ledger); a new issue
+// takes its earliest event's message, error type, type and culprit, and every issue its latest event's level and
+// release. Triage is decided here too: an event for a resolved issue reopens it (a regression).
 import { sql } from 'kysely';
 import { part, type StatementPart } from './part';
 
@@ -24,53 +23,91 @@ export const issueParts: readonly StatementPart[] = [
     reads: ['sent_events'],
     query: sql`select distinct on (app_key, fingerprint) app_key, fingerprint, level, release from sent_events order by app_key, fingerprint, ts desc`,
   }),
-  // The upsert locks the issue row and decides on the row as it now is, committed writers included: of concurrent
-  // statements for one resolved issue exactly one finds it resolved and reopens it, at the receipt of its events; an
-  // ignored issue stays ignored. The inserted row's status_changed_at carries that time; a new issue keeps it as the
-  // time it took its first status. search_text is what the list's search reads, lower-cased once here.
-  // RETURNING gives each issue the statement created or reopened (regressed_by_last_write, since RETURNING sees only
-  // the row as written): what alerts on new issues and regressions start from.
+  // An issue row is locked only when its state changes. An issue this statement's snapshot does not show is inserted,
+  // DO NOTHING when a concurrent statement inserted it first (this one then waits for that one's commit, once per new
+  // issue): RETURNING names the issues this statement created, each exactly once, for the new-issue alerts. Known
+  // issues are not even tried: an insert checks the key's row, and waits for whoever is updating it (the fold). Its counts start at zero; the deltas
+  // below add this statement's events, as for any issue. status_changed_at carries the receipt of its first events:
+  // the time it took its first status. search_text is what the list's search reads, lower-cased once here.
   part({
-    name: 'stored_issues',
-    reads: ['issue_additions', 'first_event_of_issue', 'latest_event_of_issue', 'new_issue_users'],
+    name: 'created_issues',
+    reads: ['issue_additions', 'first_event_of_issue', 'latest_event_of_issue'],
     writes: ['issues'],
     query: sql`insert into issues (app_key, fingerprint, message, error_type, event_count, user_count, first_seen_at, last_seen_at,
       culprit, type, level, last_release, status_changed_at, search_text)
-    select a.app_key, a.fingerprint, f.message, f.error_type, a.events, coalesce(u.users, 0), a.first_seen, a.last_seen,
+    select a.app_key, a.fingerprint, f.message, f.error_type, 0, 0, a.first_seen, a.last_seen,
       f.culprit, f.type, coalesce(l.level, 'error'), l.release, a.received_at, lower(concat_ws(E'\\n', f.message, f.error_type, f.culprit))
     from issue_additions a
     join first_event_of_issue f on f.app_key = a.app_key and f.fingerprint = a.fingerprint
     join latest_event_of_issue l on l.app_key = a.app_key and l.fingerprint = a.fingerprint
-    left join (select app_key, fingerprint, count(*) as users from new_issue_users group by 1, 2) u
-      on u.app_key = a.app_key and u.fingerprint = a.fingerprint
+    where not exists (select from issues k where k.app_key = a.app_key and k.fingerprint = a.fingerprint)
     order by a.app_key, a.fingerprint
-    on conflict (app_key, fingerprint) do update set
-      event_count = issues.event_count + excluded.event_count,
-      user_count = issues.user_count + excluded.user_count,
-      first_seen_at = least(issues.first_seen_at, excluded.first_seen_at),
-      last_seen_at = greatest(issues.last_seen_at, excluded.last_seen_at),
-      -- Issues from before culprits were computed get one from their next event.
-      culprit = coalesce(issues.culprit, excluded.culprit),
-      search_text = case when issues.culprit is null and excluded.culprit is not null
-        then lower(concat_ws(E'\\n', issues.message, issues.error_type, excluded.culprit)) else issues.search_text end,
-      level = case when excluded.last_seen_at >= issues.last_seen_at then excluded.level else issues.level end,
-      last_release = case when excluded.last_seen_at >= issues.last_seen_at then coalesce(excluded.last_release, issues.last_release)
-        else coalesce(issues.last_release, excluded.last_release) end,
-      status = case when issues.status = 'resolved' then 'unresolved' else issues.status end,
-      regressed_at = case when issues.status = 'resolved' then excluded.status_changed_at else issues.regressed_at end,
-      status_changed_at = case when issues.status = 'resolved' then excluded.status_changed_at else issues.status_changed_at end,
-      regressed_by_last_write = issues.status = 'resolved'
-    -- xmax is 0 only on a row this statement inserted: that is how new issues are told from updated ones.
-    returning app_key, fingerprint, xmax = 0 as created, regressed_by_last_write as regressed`,
+    on conflict (app_key, fingerprint) do nothing
+    returning app_key, fingerprint`,
+  }),
+  // Triage: an event for a resolved issue reopens it (a regression), at the receipt of its events; an ignored issue
+  // stays ignored. The update touches only issues that are resolved (or lack a culprit: issues from before culprits
+  // were computed get one from their next event) in this statement's snapshot; it then locks the row and checks again
+  // on the row as it now is, so of concurrent statements for one resolved issue exactly one reopens it. RETURNING sees
+  // only the row as written: regressed_by_last_write tells a reopened issue from a culprit filled in.
+  part({
+    name: 'changed_issues',
+    reads: ['issue_additions', 'first_event_of_issue'],
+    writes: ['issues'],
+    query: sql`update issues i set
+      status = case when i.status = 'resolved' then 'unresolved' else i.status end,
+      regressed_at = case when i.status = 'resolved' then a.received_at else i.regressed_at end,
+      status_changed_at = case when i.status = 'resolved' then a.received_at else i.status_changed_at end,
+      regressed_by_last_write = i.status = 'resolved',
+      culprit = coalesce(i.culprit, f.culprit),
+      search_text = case when i.culprit is null and f.culprit is not null
+        then lower(concat_ws(E'\\n', i.message, i.error_type, f.culprit)) else i.search_text end
+    from issue_additions a
+    join first_event_of_issue f on f.app_key = a.app_key and f.fingerprint = a.fingerprint
+    where i.app_key = a.app_key and i.fingerprint = a.fingerprint
+      and (i.status = 'resolved' or (i.culprit is null and f.culprit is not null))
+    returning i.app_key, i.fingerprint, i.regressed_by_last_write as regressed`,
+  }),
+  // The issues this statement created or reopened: what alerts on new issues and regressions start from.
+  part({
+    name: 'stored_issues',
+    reads: ['created_issues', 'changed_issues'],
+    query: sql`select app_key, fingerprint, true as created, false as regressed from created_issues
+    union all
+    select app_key, fingerprint, false, true from changed_issues where regressed`,
+  }),
+  // Every issue's counts, seen times, latest level and release: a row in the counter ledger (counters.ts folds it
+  // into the issue's row; issues_live adds what is not folded yet). Its distinct users grow by the (issue, user)
+  // pairs new_issue_users (distinct-users.ts) inserted.
+  part({
+    name: 'issue_count_deltas',
+    reads: ['issue_additions', 'latest_event_of_issue', 'new_issue_users'],
+    writes: ['issue_deltas'],
+    query: sql`insert into issue_deltas (app_key, fingerprint, events, users, first_seen, last_seen, level, last_release)
+    select a.app_key, a.fingerprint, a.events, coalesce(u.users, 0), a.first_seen, a.last_seen, coalesce(l.level, 'error'), l.release
+    from issue_additions a
+    join latest_event_of_issue l on l.app_key = a.app_key and l.fingerprint = a.fingerprint
+    left join (select app_key, fingerprint, count(*) as users from new_issue_users group by 1, 2) u
+      on u.app_key = a.app_key and u.fingerprint = a.fingerprint`,
   }),
   // Events per issue and UTC day: the issue page's chart.
   part({
     name: 'issue_day_counts',
     reads: ['new_events'],
-    writes: ['issue_days'],
-    query: sql`insert into issue_days as t (app_key, fingerprint, day, events)
-    select app_key, fingerprint, (timestamp / 86400000)::int4, count(*) from new_events group by 1, 2, 3 order by 1, 2, 3
-    on conflict (app_key, fingerprint, day) do update set events = t.events + excluded.events`,
+    writes: ['issue_days_deltas'],
+    query: sql`insert into issue_days_deltas (app_key, fingerprint, day, events)
+    select app_key, fingerprint, (timestamp / 86400000)::int4, count(*) from new_events group by 1, 2, 3`,
+  }),
+  // The issue's events by release, environment and user agent ('' for none): its breakdown, counted (counters.ts)
+  // rather than read from payloads. Read from the input rows joined to the events stored now.
+  part({
+    name: 'issue_context_counts',
+    reads: ['sent_events', 'new_events'],
+    writes: ['issue_contexts_deltas'],
+    query: sql`insert into issue_contexts_deltas (app_key, fingerprint, release, environment, user_agent, events)
+    select s.app_key, s.fingerprint, coalesce(s.release, ''), coalesce(s.environment, ''), coalesce(s.user_agent, ''), count(*)
+    from sent_events s join new_events n on n.app_key = s.app_key and n.event_id = s.event_id
+    group by 1, 2, 3, 4, 5`,
   }),
   // The releases and environments each issue was seen in, for the list's filters. Usually all known already: then an
   // index probe each and no write. Read from the input rows (a copy of an event already stored names the same ones).

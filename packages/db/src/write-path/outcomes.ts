@@ -44,15 +44,13 @@ export const outcomeParts: readonly StatementPart[] = [
   part({
     name: 'outcome_counts',
     reads: ['accepted_by_hour'],
-    writes: ['outcomes'],
-    query: sql`insert into outcomes as o (app_key, hour_start, reason, events)
+    writes: ['outcomes_deltas'],
+    query: sql`insert into outcomes_deltas (app_key, hour_start, reason, events)
     select app_key, hour_start, reason, events from (
       select app_key, hour_start, 'accepted' as reason, accepted as events from accepted_by_hour
       union all
       select app_key, hour_start, 'duplicate', received - accepted from accepted_by_hour
     ) counted
-    where events > 0
-    order by 1, 2, 3
-    on conflict (app_key, hour_start, reason) do update set events = o.events + excluded.events`,
+    where events > 0`,
   }),
 ];

@@ -25,7 +25,7 @@ const event = (appKey: string, extra: Partial<StoredEvent> = {}): StoredEvent =>
 };
 const issueRow = (appKey: string, fingerprint = 'js:group') =>
   db
-    .selectFrom('issues')
+    .selectFrom('issues_live')
     .selectAll()
     .where('app_key', '=', appKey)
     .where('fingerprint', '=', fingerprint)

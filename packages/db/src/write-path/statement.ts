@@ -1,6 +1,7 @@
 // The write path's one statement: the named parts of events.ts, distinct-users.ts, issues.ts, activity.ts, totals.ts,
 // outcomes.ts and alerts.ts joined into a single WITH, so that a group of batches is still one round trip and one
-// commit, and the hot rows (issues, totals) stay locked only for that statement.
+// commit. Its counters are appended to the counter ledger (counters.ts), so no row is locked to count: a row is
+// locked only when its state changes (a new issue, a regression, a user's new active hour).
 import { type RawBuilder, sql } from 'kysely';
 import { PREPARED } from '../connection';
 import { activityParts } from './activity';

@@ -1,4 +1,5 @@
-// Hourly and per-app totals: what charts and the all-time overview read instead of counting events.
+// Hourly and per-app totals: what charts and the all-time overview read instead of counting events. Appended to the
+// counter ledger (counters.ts): plain inserts, no row lock, folded later.
 import { HOUR } from '@collector/domain';
 import { sql } from 'kysely';
 import { part, type StatementPart } from './part';
@@ -9,14 +10,10 @@ export const totalParts: readonly StatementPart[] = [
   part({
     name: 'hourly_counts',
     reads: ['new_events'],
-    writes: ['app_hourly'],
-    query: sql`insert into app_hourly (app_key, hour_start, events, errors, failed_requests)
+    writes: ['app_hourly_deltas'],
+    query: sql`insert into app_hourly_deltas (app_key, hour_start, events, errors, failed_requests)
     select app_key, (timestamp / ${hour}) * ${hour}, count(*), count(*) filter (where type = 'error'), count(*) filter (where type = 'request')
-    from new_events group by 1, 2 order by 1, 2
-    on conflict (app_key, hour_start) do update set
-      events = app_hourly.events + excluded.events,
-      errors = app_hourly.errors + excluded.errors,
-      failed_requests = app_hourly.failed_requests + excluded.failed_requests`,
+    from new_events group by 1, 2`,
   }),
   part({
     name: 'app_additions',
@@ -28,14 +25,11 @@ export const totalParts: readonly StatementPart[] = [
   part({
     name: 'app_counts',
     reads: ['app_additions', 'stored_issues', 'user_hour_changes'],
-    writes: ['app_totals'],
-    query: sql`update app_totals t set
-      events = t.events + d.events,
-      errors = t.errors + d.errors,
-      failed_requests = t.failed_requests + d.failed_requests,
-      issues = t.issues + (select count(*) from stored_issues x where x.app_key = d.app_key and x.created),
-      users = t.users + (select count(*) from user_hour_changes y where y.app_key = d.app_key and y.created)
-    from app_additions d
-    where t.app_key = d.app_key`,
+    writes: ['app_totals_deltas'],
+    query: sql`insert into app_totals_deltas (app_key, events, errors, failed_requests, issues, users)
+    select d.app_key, d.events, d.errors, d.failed_requests,
+      (select count(*) from stored_issues x where x.app_key = d.app_key and x.created),
+      (select count(*) from user_hour_changes y where y.app_key = d.app_key and y.created)
+    from app_additions d`,
   }),
 ];

@@ -21,7 +21,9 @@ const typeLabels: Record<AppType, string> = {
 
 export function AppsScreen() {
   useTitle('Apps');
-  const { apps } = useWorkspace();
+  const { apps, orgs } = useWorkspace();
+  // Apps are made where the caller is owner or admin.
+  const creatable = orgs.data?.filter((org) => org.role === 'owner' || org.role === 'admin') ?? [];
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
 
@@ -31,9 +33,11 @@ export function AppsScreen() {
     setBusy(true);
     setError(undefined);
     try {
+      const org = String(form.get('org') ?? '');
       const { app } = await client.apps.create.mutate({
         name: String(form.get('name') ?? ''),
         type: String(form.get('type')) as AppType,
+        ...(org ? { org } : {}),
       });
       apps.reload();
       navigate(paths.app(app.appKey));
@@ -56,12 +60,13 @@ export function AppsScreen() {
         </EmptyState>
       )}
       {apps.data && apps.data.length > 0 && (
-        <Table className="apps responsive" columns={['Name', 'Type', 'appKey', 'Created']}>
+        <Table className="apps responsive" columns={['Name', 'Organization', 'Type', 'appKey', 'Created']}>
           {apps.data.map((app) => (
             <tr key={app.appKey}>
               <td>
                 <Link href={paths.app(app.appKey)}>{app.name}</Link>
               </td>
+              <td data-label="Organization">{orgs.data?.find((org) => org.slug === app.org)?.name ?? app.org}</td>
               <td data-label="Type">{typeLabels[app.type]}</td>
               <td data-label="appKey">
                 <code>{app.appKey}</code>
@@ -98,6 +103,18 @@ export function AppsScreen() {
               ))}
             </select>
           </label>
+          {creatable.length > 1 && (
+            <label className="field">
+              <span>Organization</span>
+              <select name="org" defaultValue={creatable[0]?.slug}>
+                {creatable.map((org) => (
+                  <option key={org.slug} value={org.slug}>
+                    {org.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
           <button type="submit" className="button button-primary" disabled={busy}>
             {busy ? 'Creating…' : 'Create app'}
           </button>

@@ -2,17 +2,20 @@
 import { limits } from '@collector/domain/limits';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { client, messageOf, session } from '../api';
-import { Link, paths, useLocation, useTitle } from '../navigation';
+import { Link, navigate, paths, useLocation, useTitle } from '../navigation';
 
-export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
+/** `invitation`: the token of an invitation link, which the new account joins its organization with. */
+export function AuthScreen({ mode, invitation }: { mode: 'signin' | 'signup'; invitation?: string }) {
   const signup = mode === 'signup';
-  const title = signup ? 'Create your account' : 'Sign in';
+  const title = invitation ? 'Join your team' : signup ? 'Create your account' : 'Sign in';
   useTitle(title);
   const notice = session.notice;
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const { search } = useLocation();
-  const keepNext = search.get('next') ? `?${new URLSearchParams({ next: search.get('next') ?? '' })}` : '';
+  // Back here once signed in, to accept the invitation with an existing account.
+  const next = invitation ? `/invitations/${invitation}` : search.get('next');
+  const keepNext = next ? `?${new URLSearchParams({ next })}` : '';
   // Focus on the heading, as on every other screen, not in the e-mail field: a screen reader then reads the title and
   // the notice (why the session ended) before the form, and the field is one Tab away.
   const heading = useRef<HTMLHeadingElement>(null);
@@ -28,9 +31,11 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
     setError(undefined);
     try {
       const { token } = signup
-        ? await client.auth.register.mutate(credentials)
+        ? await client.auth.register.mutate({ ...credentials, ...(invitation ? { invitation } : {}) })
         : await client.auth.login.mutate(credentials);
       session.start(token);
+      // Registered through an invitation: already a member, so on to the team's issues.
+      if (invitation && signup) navigate(paths.issues(), { replace: true });
     } catch (failure) {
       setError(messageOf(failure));
       setBusy(false);
@@ -47,6 +52,12 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
         <h1 ref={heading} tabIndex={-1}>
           {title}
         </h1>
+        {invitation && (
+          <p className="notice notice-info" role="status">
+            You are invited to an organization on this collector. Create your account with the invited e-mail, or{' '}
+            <Link href={paths.signin() + keepNext}>sign in</Link> to accept with an account you have.
+          </p>
+        )}
         {notice && !error && (
           <p className="notice notice-info" role="status">
             {notice}
@@ -96,6 +107,8 @@ export function AuthScreen({ mode }: { mode: 'signin' | 'signup' }) {
           ) : (
             <>
               New here? <Link href={paths.signup() + keepNext}>Create an account</Link>
+              {' · '}
+              <Link href={paths.forgot()}>Forgot your password?</Link>
             </>
           )}
         </p>

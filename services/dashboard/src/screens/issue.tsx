@@ -6,6 +6,7 @@ import { type Breakdown, client, type IssueStatus, messageOf, type StoredEvent }
 import { EventsChart } from '../chart';
 import { CodeBlock } from '../code-block';
 import { IssueBadges, issueKind, statusLabels } from '../issue-title';
+import { IssueWork } from '../issue-work';
 import { Link, navigate, paths, sectionHref, useLocation, useTitle } from '../navigation';
 import { formatNumber } from '../numbers';
 import { CursorPager } from '../pager';
@@ -168,6 +169,7 @@ export function IssueScreen({ id }: { id: string }) {
           />
         </section>
       )}
+      {issue && <IssueWork issue={issue} onChange={detail.reload} />}
       {detail.data && detail.data.breakdown.events > 0 && <BreakdownPanel breakdown={detail.data.breakdown} />}
       {detail.data && !event && <EmptyState title="No events stored for this issue." />}
       {event && issue && (

@@ -1,8 +1,8 @@
 import { insertAlert, toAlert } from '@collector/db';
+import { authorizeApp } from '../../auth/authorize';
 import { fail } from '../../errors';
 import { newAlertId, newAlertSecret } from '../../ids';
 import { authedProcedure } from '../../trpc';
-import { assertOwnApp } from '../own-apps';
 import { createAlertMeta, ZCreateAlertRequestSchema, ZCreateAlertResponseSchema } from './create.types';
 
 export const createAlertRoute = authedProcedure
@@ -10,7 +10,7 @@ export const createAlertRoute = authedProcedure
   .input(ZCreateAlertRequestSchema)
   .output(ZCreateAlertResponseSchema)
   .mutation(async ({ ctx, input }) => {
-    await assertOwnApp(ctx.db, input.appKey, ctx.session.user.id);
+    await authorizeApp(ctx, input.appKey, 'alerts.manage');
     const { channel } = input;
     if (channel.type === 'email' && !ctx.alerts.emailConfigured) {
       const message = 'e-mail alerts need an SMTP server: this collector has no SMTP_URL';

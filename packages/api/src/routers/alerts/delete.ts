@@ -1,7 +1,7 @@
 import { deleteAlert } from '@collector/db';
+import { authorizeApp } from '../../auth/authorize';
 import { fail } from '../../errors';
 import { authedProcedure } from '../../trpc';
-import { assertOwnApp } from '../own-apps';
 import { deleteAlertMeta, ZDeleteAlertRequestSchema, ZDeleteAlertResponseSchema } from './delete.types';
 
 export const deleteAlertRoute = authedProcedure
@@ -9,6 +9,6 @@ export const deleteAlertRoute = authedProcedure
   .input(ZDeleteAlertRequestSchema)
   .output(ZDeleteAlertResponseSchema)
   .mutation(async ({ ctx, input }) => {
-    await assertOwnApp(ctx.db, input.appKey, ctx.session.user.id);
+    await authorizeApp(ctx, input.appKey, 'alerts.manage');
     if (!(await deleteAlert(ctx.db, input.appKey, input.id))) fail('NOT_FOUND');
   });

@@ -1,6 +1,6 @@
 import { listAlertDeliveries, toAlertDelivery } from '@collector/db';
+import { authorizeApp } from '../../auth/authorize';
 import { authedProcedure } from '../../trpc';
-import { assertOwnApp } from '../own-apps';
 import { listDeliveriesMeta, ZListDeliveriesRequestSchema, ZListDeliveriesResponseSchema } from './deliveries.types';
 
 export const listDeliveriesRoute = authedProcedure
@@ -8,6 +8,6 @@ export const listDeliveriesRoute = authedProcedure
   .input(ZListDeliveriesRequestSchema)
   .output(ZListDeliveriesResponseSchema)
   .query(async ({ ctx, input }) => {
-    await assertOwnApp(ctx.db, input.appKey, ctx.session.user.id);
+    await authorizeApp(ctx, input.appKey, 'alerts.read');
     return { deliveries: (await listAlertDeliveries(ctx.db, input.appKey, input.limit)).map(toAlertDelivery) };
   });

@@ -1,6 +1,6 @@
 import { listAlerts, toAlert } from '@collector/db';
+import { authorizeApp } from '../../auth/authorize';
 import { authedProcedure } from '../../trpc';
-import { assertOwnApp } from '../own-apps';
 import { listAlertsMeta, ZListAlertsRequestSchema, ZListAlertsResponseSchema } from './list.types';
 
 export const listAlertsRoute = authedProcedure
@@ -8,6 +8,6 @@ export const listAlertsRoute = authedProcedure
   .input(ZListAlertsRequestSchema)
   .output(ZListAlertsResponseSchema)
   .query(async ({ ctx, input }) => {
-    await assertOwnApp(ctx.db, input.appKey, ctx.session.user.id);
+    await authorizeApp(ctx, input.appKey, 'alerts.read');
     return { alerts: (await listAlerts(ctx.db, input.appKey)).map(toAlert) };
   });

@@ -1,7 +1,7 @@
 import { findAlert, findAlertDelivery, toAlertDelivery } from '@collector/db';
+import { authorizeApp } from '../../auth/authorize';
 import { fail } from '../../errors';
 import { authedProcedure } from '../../trpc';
-import { assertOwnApp } from '../own-apps';
 import { testAlertMeta, ZTestAlertRequestSchema, ZTestAlertResponseSchema } from './test.types';
 
 export const testAlertRoute = authedProcedure
@@ -9,7 +9,7 @@ export const testAlertRoute = authedProcedure
   .input(ZTestAlertRequestSchema)
   .output(ZTestAlertResponseSchema)
   .mutation(async ({ ctx, input }) => {
-    await assertOwnApp(ctx.db, input.appKey, ctx.session.user.id);
+    await authorizeApp(ctx, input.appKey, 'alerts.manage');
     if (!(await findAlert(ctx.db, input.appKey, input.id))) fail('NOT_FOUND');
     // Recorded in the outbox like any alert, so the test shows among the deliveries with its outcome.
     const id = await ctx.alerts.sendTest({ alertId: input.id, appKey: input.appKey });

@@ -1,6 +1,6 @@
 import { appNameSchema, appTypeSchema, limits } from '@collector/domain';
 import { z } from 'zod';
-import { ZAppSchema } from '../../schemas';
+import { slugParameter, ZAppSchema } from '../../schemas';
 import type { Meta } from '../../trpc';
 
 export const createAppMeta: Meta = {
@@ -8,12 +8,21 @@ export const createAppMeta: Meta = {
     method: 'POST',
     path: '/api/apps',
     summary: 'Create an app',
-    description: 'Returns the app with its appKey (`<type>_<id>`, unguessable), the key SDKs send events with.',
+    description:
+      'Returns the app with its appKey (`<type>_<id>`, unguessable), the key SDKs send events with. In the organization org names ' +
+      '(owner or admin), else the caller’s own; its slug comes from the name, unique in the organization, never all digits.',
     tags: ['apps'],
   },
   contract: {
     status: 201,
-    errors: ['UNAUTHENTICATED', 'INVALID_JSON', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
+    errors: [
+      'UNAUTHENTICATED',
+      'NOT_FOUND',
+      'INVALID_JSON',
+      'VALIDATION_FAILED',
+      'PAYLOAD_TOO_LARGE',
+      'UNSUPPORTED_MEDIA_TYPE',
+    ],
   },
 };
 
@@ -22,5 +31,6 @@ export const ZCreateAppRequestSchema = z.object({
     description: `1 to ${limits.appNameChars} characters after surrounding spaces are trimmed`,
   }),
   type: appTypeSchema,
+  org: slugParameter.meta({ description: 'The organization’s slug; default the caller’s own' }).optional(),
 });
 export const ZCreateAppResponseSchema = z.object({ app: ZAppSchema });

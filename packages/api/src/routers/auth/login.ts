@@ -16,7 +16,7 @@ export const loginRoute = publicProcedure
     ctx.rateLimiters.authByEmail.take(input.email, 0, now);
     const row = await findUserByEmail(ctx.db, input.email);
     // Always one argon2 verification, against a decoy when the e-mail is unknown.
-    const valid = await verifyPassword(row?.password_hash, input.password);
+    const valid = await verifyPassword(row?.password_hash ?? undefined, input.password);
     if (!row || !valid) {
       ctx.rateLimiters.authByAddress.take(ctx.clientAddress, 1, now);
       ctx.rateLimiters.authByEmail.take(input.email, 1, now);

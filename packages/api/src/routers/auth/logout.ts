@@ -1,4 +1,5 @@
 import { invalidateSession } from '../../auth/sessions';
+import { fail } from '../../errors';
 import { authedProcedure } from '../../trpc';
 import { logoutMeta, ZLogoutRequestSchema, ZLogoutResponseSchema } from './logout.types';
 
@@ -7,5 +8,7 @@ export const logoutRoute = authedProcedure
   .input(ZLogoutRequestSchema)
   .output(ZLogoutResponseSchema)
   .mutation(async ({ ctx }) => {
-    await invalidateSession(ctx.db, ctx.session.id);
+    // An API token is not a session: it ends with DELETE /api/tokens/{id}.
+    if (ctx.principal.kind !== 'session') fail('FORBIDDEN');
+    await invalidateSession(ctx.db, ctx.principal.sessionId);
   });

@@ -1,3 +1,4 @@
+import { requireUser } from '../../auth/authorize';
 import { authedProcedure } from '../../trpc';
 import { meMeta, ZMeRequestSchema, ZMeResponseSchema } from './me.types';
 
@@ -5,4 +6,4 @@ export const meRoute = authedProcedure
   .meta(meMeta)
   .input(ZMeRequestSchema)
   .output(ZMeResponseSchema)
-  .query(({ ctx }) => ({ user: ctx.session.user }));
+  .query(({ ctx }) => ({ user: requireUser(ctx.principal, 'read') }));

@@ -1,10 +1,32 @@
-import { findIssue, issueEventContexts, issueSeries, listIssueEvents, toIssue } from '@collector/db';
-import { decodeEventCursor, describeUserAgent, encodeEventCursor, parseIssueId } from '@collector/domain';
+import { findIssue, issueEventContexts, issueSeries, listIssueEvents } from '@collector/db';
+import {
+  decodeEventCursor,
+  describeUserAgent,
+  encodeEventCursor,
+  parseIssueId,
+  type UserAgentSummary,
+} from '@collector/domain';
+import { authorizeApp } from '../../auth/authorize';
 import { fail } from '../../errors';
 import { authedProcedure } from '../../trpc';
+import { withAssignees } from './assignees';
 import { getIssueMeta, ZGetIssueRequestSchema, ZGetIssueResponseSchema } from './get.types';
 
 type Counts = Array<{ value: string | null; events: number }>;
+
+// An issue's breakdown counts every user agent its events ever had (issue_contexts): thousands for a large issue, and
+// bowser takes ~20 us each. The same agents recur across issues and reads, so each is parsed once per process; the
+// cache is emptied when full rather than kept in order, which is enough for what it holds.
+const parsedAgents = new Map<string, UserAgentSummary>();
+function describeAgent(userAgent: string): UserAgentSummary {
+  let summary = parsedAgents.get(userAgent);
+  if (!summary) {
+    if (parsedAgents.size >= 20_000) parsedAgents.clear();
+    summary = describeUserAgent(userAgent);
+    parsedAgents.set(userAgent, summary);
+  }
+  return summary;
+}
 
 /** Sums counts by value, most first (ties by value, "not sent" last, so the order is stable). */
 function tally(entries: Iterable<[string | null, number]>): Counts {
@@ -26,15 +48,17 @@ export const getIssueRoute = authedProcedure
     if (after === null)
       fail('VALIDATION_FAILED', { details: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
     const key = parseIssueId(input.id);
-    // Another user's issue is answered exactly like one that does not exist.
-    const row = key && (await findIssue(ctx.db, { userId: ctx.session.user.id, ...key }));
-    if (!key || !row) fail('NOT_FOUND');
+    if (!key) fail('NOT_FOUND');
+    // An issue of another organization's app is answered exactly like one that does not exist.
+    await authorizeApp(ctx, key.appKey, 'app.read');
+    const row = await findIssue(ctx.db, key);
+    if (!row) fail('NOT_FOUND');
     // Its first and last seen times bound the days its events are read from.
-    const issue = { ...key, firstSeenAt: row.first_seen_at, lastSeenAt: row.last_seen_at };
+    const seen = { ...key, firstSeenAt: row.first_seen_at, lastSeenAt: row.last_seen_at };
     const [page, series, contexts] = await Promise.all([
-      listIssueEvents(ctx.db, { ...issue, limit: input.limit, after }),
+      listIssueEvents(ctx.db, { ...seen, limit: input.limit, after }),
       issueSeries(ctx.db, { ...key, now: ctx.clock() }),
-      issueEventContexts(ctx.db, issue),
+      issueEventContexts(ctx.db, seen),
     ]);
     const last = page.events.at(-1);
     const nextCursor =
@@ -42,7 +66,7 @@ export const getIssueRoute = authedProcedure
     // Parsed once per distinct user agent: the rows are already grouped by it.
     const agents = contexts.map((context) => ({
       ...context,
-      agent: context.userAgent === null ? null : describeUserAgent(context.userAgent),
+      agent: context.userAgent === null ? null : describeAgent(context.userAgent),
     }));
     const breakdown = {
       events: agents.reduce((sum, context) => sum + context.events, 0),
@@ -51,5 +75,6 @@ export const getIssueRoute = authedProcedure
       releases: tally(agents.map((context) => [context.release, context.events])),
       environments: tally(agents.map((context) => [context.environment, context.events])),
     };
-    return { issue: { ...toIssue(row), series }, events: page.events, nextCursor, breakdown };
+    const [issue] = await withAssignees(ctx.db, [row]);
+    return { issue: { ...(issue as NonNullable<typeof issue>), series }, events: page.events, nextCursor, breakdown };
   });

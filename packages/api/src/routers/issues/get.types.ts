@@ -1,4 +1,4 @@
-import { isStorableText, issueBreakdownEvents, issueSeriesDays, limits, UNSTORABLE_MESSAGE } from '@collector/domain';
+import { isStorableText, issueSeriesDays, limits, UNSTORABLE_MESSAGE } from '@collector/domain';
 import { z } from 'zod';
 import { queryPageSize, ZEventSchema, ZIssueSchema } from '../../schemas';
 import type { Meta } from '../../trpc';
@@ -12,8 +12,8 @@ export const getIssueMeta: Meta = {
       'id is <appKey>:<fingerprint>, raw or with the colons encoded as %3A. Events come newest first, each as it was sent plus receivedAt, ' +
       'those still stored (RETENTION_DAYS, MAX_EVENTS_PER_ISSUE), while eventCount and userCount count every event accepted; ' +
       'pass nextCursor back as cursor for older ones. issue.series counts every event ever accepted per UTC day (by event timestamp) over the ' +
-      `last ${issueSeriesDays} days, today included, oldest first, every day present. breakdown counts the issue’s newest ${issueBreakdownEvents} ` +
-      'stored events by browser, operating system, release and environment (most first).',
+      `last ${issueSeriesDays} days, today included, oldest first, every day present. breakdown counts every event accepted for the ` +
+      'issue by browser, operating system, release and environment (most first); for issues older than the counts, the events still stored then.',
     tags: ['dashboard'],
   },
   contract: { errors: ['UNAUTHENTICATED', 'VALIDATION_FAILED', 'NOT_FOUND'] },
@@ -52,10 +52,7 @@ const ZCountsSchema = z.array(
 
 const ZIssueBreakdownSchema = z
   .object({
-    events: z
-      .int()
-      .min(0)
-      .meta({ description: `How many of the newest stored events were counted (at most ${issueBreakdownEvents})` }),
+    events: z.int().min(0).meta({ description: 'How many events were counted: every event accepted for the issue' }),
     browsers: ZCountsSchema,
     os: ZCountsSchema,
     releases: ZCountsSchema,

@@ -1,8 +1,9 @@
-import { listIssues, sortValue, toIssue } from '@collector/db';
+import { listIssues, sortValue } from '@collector/db';
 import { decodeCursor, encodeCursor } from '@collector/domain';
+import { authorizeApp, authorizedOrgs, authorizeOrg } from '../../auth/authorize';
 import { fail } from '../../errors';
 import { authedProcedure } from '../../trpc';
-import { assertOwnApp } from '../own-apps';
+import { withAssignees } from './assignees';
 import { listIssuesMeta, ZListIssuesRequestSchema, ZListIssuesResponseSchema } from './list.types';
 
 export const listIssuesRoute = authedProcedure
@@ -10,7 +11,6 @@ export const listIssuesRoute = authedProcedure
   .input(ZListIssuesRequestSchema)
   .output(ZListIssuesResponseSchema)
   .query(async ({ ctx, input }) => {
-    const userId = ctx.session.user.id;
     const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
     if (after === null)
       fail('VALIDATION_FAILED', { details: [{ path: 'cursor', message: 'is not a cursor this service issued' }] });
@@ -18,10 +18,25 @@ export const listIssuesRoute = authedProcedure
       fail('VALIDATION_FAILED', {
         details: [{ path: 'cursor', message: `belongs to sort=${after.sort}, not ${input.sort}` }],
       });
-    if (input.appKey !== undefined) await assertOwnApp(ctx.db, input.appKey, userId);
+    // Every organization the caller belongs to, or the one `org` names, or the one of `appKey`.
+    const orgIds =
+      input.appKey !== undefined
+        ? [(await authorizeApp(ctx, input.appKey, 'app.read')).orgId]
+        : input.org !== undefined
+          ? [(await authorizeOrg(ctx, input.org, 'app.read')).id]
+          : (await authorizedOrgs(ctx, 'app.read')).map((org) => org.id);
+    let assignee: string | null | undefined = input.assignee;
+    if (assignee === 'me') {
+      if (ctx.principal.kind === 'org_token')
+        fail('VALIDATION_FAILED', {
+          details: [{ path: 'assignee', message: 'an organization token is no one: use a user id' }],
+        });
+      assignee = ctx.principal.user.id;
+    } else if (assignee === 'none') assignee = null;
 
     const { rows, hasMore, total } = await listIssues(ctx.db, {
-      userId,
+      orgIds,
+      assignee,
       appKey: input.appKey,
       statuses: input.status,
       search: input.q,
@@ -42,5 +57,5 @@ export const listIssuesRoute = authedProcedure
             fingerprint: last.fingerprint,
           })
         : null;
-    return { issues: rows.map(toIssue), nextCursor, total };
+    return { issues: await withAssignees(ctx.db, rows), nextCursor, total };
   });

@@ -10,7 +10,7 @@ import {
   UNSTORABLE_MESSAGE,
 } from '@collector/domain';
 import { z } from 'zod';
-import { queryAppKey, queryPageSize, ZIssueSchema } from '../../schemas';
+import { queryAppKey, queryPageSize, slugParameter, ZIssueSchema } from '../../schemas';
 import type { Meta } from '../../trpc';
 
 export const listIssuesMeta: Meta = {
@@ -45,6 +45,14 @@ const statusList = z
 
 export const ZListIssuesRequestSchema = z.object({
   appKey: queryAppKey.optional(),
+  org: slugParameter
+    .meta({ description: 'Only this organization’s issues (default: every organization of the caller)' })
+    .optional(),
+  assignee: z
+    .string()
+    .regex(/^(me|none|user_[a-z0-9]{1,64})$/, 'must be me, none or a user id')
+    .meta({ description: 'me, none (unassigned) or a member’s user id' })
+    .optional(),
   limit: queryPageSize(limits.pageSizeDefault),
   cursor: z
     .string()

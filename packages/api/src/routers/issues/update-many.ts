@@ -1,5 +1,6 @@
-import { setIssuesStatus } from '@collector/db';
+import { insertIssueHistory, setIssuesStatus } from '@collector/db';
 import { parseIssueId } from '@collector/domain';
+import { authorizedOrgs } from '../../auth/authorize';
 import { authedProcedure } from '../../trpc';
 import { updateIssuesMeta, ZUpdateIssuesRequestSchema, ZUpdateIssuesResponseSchema } from './update-many.types';
 
@@ -8,13 +9,28 @@ export const updateIssuesRoute = authedProcedure
   .input(ZUpdateIssuesRequestSchema)
   .output(ZUpdateIssuesResponseSchema)
   .mutation(async ({ ctx, input }) => {
-    // A malformed id names no issue: skipped like another user's.
+    // A malformed id names no issue: skipped like another organization's.
     const keys = [...new Set(input.ids)].map(parseIssueId).filter((key) => key !== null);
+    const now = ctx.clock();
     const updated = await setIssuesStatus(ctx.db, {
-      userId: ctx.session.user.id,
+      orgIds: (await authorizedOrgs(ctx, 'issue.triage')).map((org) => org.id),
       keys,
       status: input.status,
-      now: ctx.clock(),
+      now,
     });
-    return { updated };
+    const actorId = ctx.principal.kind === 'org_token' ? null : ctx.principal.user.id;
+    await insertIssueHistory(
+      ctx.db,
+      updated
+        .filter((issue) => issue.previous !== input.status)
+        .map((issue) => ({
+          appKey: issue.appKey,
+          fingerprint: issue.fingerprint,
+          type: 'status' as const,
+          actorId,
+          data: { from: issue.previous, to: input.status },
+          at: now,
+        })),
+    );
+    return { updated: updated.length };
   });

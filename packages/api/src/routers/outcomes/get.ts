@@ -1,10 +1,10 @@
 import { outcomeTotals } from '@collector/db';
 import { authedProcedure } from '../../trpc';
-import { ownAppsFilter } from '../own-apps';
+import { appsScope } from '../own-apps';
 import { outcomesMeta, ZOutcomesRequestSchema, ZOutcomesResponseSchema } from './get.types';
 
 export const outcomesRoute = authedProcedure
   .meta(outcomesMeta)
   .input(ZOutcomesRequestSchema)
   .output(ZOutcomesResponseSchema)
-  .query(async ({ ctx, input }) => ({ outcomes: await outcomeTotals(ctx.db, await ownAppsFilter(ctx, input)) }));
+  .query(async ({ ctx, input }) => ({ outcomes: await outcomeTotals(ctx.db, await appsScope(ctx, input)) }));

@@ -1,10 +1,10 @@
 import { overviewTotals } from '@collector/db';
 import { authedProcedure } from '../../trpc';
-import { ownAppsFilter } from '../own-apps';
+import { appsScope } from '../own-apps';
 import { overviewMeta, ZOverviewRequestSchema, ZOverviewResponseSchema } from './get.types';
 
 export const overviewRoute = authedProcedure
   .meta(overviewMeta)
   .input(ZOverviewRequestSchema)
   .output(ZOverviewResponseSchema)
-  .query(async ({ ctx, input }) => ({ totals: await overviewTotals(ctx.db, await ownAppsFilter(ctx, input)) }));
+  .query(async ({ ctx, input }) => ({ totals: await overviewTotals(ctx.db, await appsScope(ctx, input)) }));

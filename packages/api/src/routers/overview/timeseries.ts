@@ -2,7 +2,7 @@ import { hourlyTotals } from '@collector/db';
 import { bucketSizes, floorTo, foldBuckets } from '@collector/domain';
 import { fail } from '../../errors';
 import { authedProcedure } from '../../trpc';
-import { assertOwnApp } from '../own-apps';
+import { appsScope } from '../own-apps';
 import { MAX_BUCKETS, timeseriesMeta, ZTimeseriesRequestSchema, ZTimeseriesResponseSchema } from './timeseries.types';
 
 const DEFAULT_SPAN = { hour: 24, day: 30 } as const;
@@ -19,8 +19,7 @@ export const timeseriesRoute = authedProcedure
       const message = `spans more than ${MAX_BUCKETS} ${input.bucket} buckets`;
       fail('VALIDATION_FAILED', { details: [{ path: 'from', message }] });
     }
-    const userId = ctx.session.user.id;
-    if (input.appKey !== undefined) await assertOwnApp(ctx.db, input.appKey, userId);
-    const hours = await hourlyTotals(ctx.db, { userId, appKey: input.appKey, fromHour: from, to });
+    const { orgId } = await appsScope(ctx, input);
+    const hours = await hourlyTotals(ctx.db, { orgId, appKey: input.appKey, fromHour: from, to });
     return { bucket: input.bucket, buckets: foldBuckets(hours, input.bucket, from, to) };
   });

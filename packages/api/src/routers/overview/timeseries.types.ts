@@ -1,6 +1,6 @@
 import { bucketSizes } from '@collector/domain';
 import { z } from 'zod';
-import { queryAppKey, queryEpochMs } from '../../schemas';
+import { queryAppKey, queryEpochMs, slugParameter } from '../../schemas';
 import type { Meta } from '../../trpc';
 
 export const MAX_BUCKETS = 1000;
@@ -13,7 +13,7 @@ export const timeseriesMeta: Meta = {
     description:
       'Counts of events, errors and failedRequests per UTC hour or day, every bucket present (zeros included), oldest first. ' +
       'Buckets are whole: from is rounded down to the start of its bucket. Defaults: the last 24 hours by hour, or the last 30 days by day. ' +
-      `At most ${MAX_BUCKETS} buckets.`,
+      `At most ${MAX_BUCKETS} buckets. Over one app (appKey), or one organization's apps (org, else the caller's own).`,
     tags: ['dashboard'],
   },
   contract: { errors: ['UNAUTHENTICATED', 'VALIDATION_FAILED', 'NOT_FOUND'] },
@@ -22,6 +22,7 @@ export const timeseriesMeta: Meta = {
 export const ZTimeseriesRequestSchema = z
   .object({
     appKey: queryAppKey.optional(),
+    org: slugParameter.optional(),
     bucket: z.enum(Object.keys(bucketSizes) as ['hour', 'day']).default('hour'),
     from: queryEpochMs.optional(),
     to: queryEpochMs.optional(),

@@ -1,0 +1,161 @@
+// The counter ledger: counts read the same before and after a fold, while folds run beside writers, and the deltas of
+// an app deleted meanwhile are dropped rather than folded.
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { counters, foldCounters } from './counters';
+import { EventWriter } from './event-writer';
+import { batch, errorEvent, openWritePathDatabase, someHour } from './write-path/testing';
+
+const { db, newAccount, store } = await openWritePathDatabase('ledger');
+
+/** Every counter's rows of the app (as its view shows them), and its issues as issues_live shows them. */
+async function snapshot(appKey: string, userId: string) {
+  const views: Record<string, unknown[]> = {};
+  for (const { table, keys, owner } of counters) {
+    const key = owner === 'apps' ? sql`app_key = ${appKey}` : sql`user_id = ${userId}`;
+    const order = sql.join(keys.map((name) => sql.id(name)));
+    const { rows } = await sql<
+      Record<string, unknown>
+    >`select * from ${sql.table(table)} where ${key} order by ${order}`.execute(db);
+    views[table] = rows;
+  }
+  const issues = await db
+    .selectFrom('issues_live')
+    .select(['fingerprint', 'event_count', 'user_count', 'first_seen_at', 'last_seen_at', 'level', 'last_release'])
+    .where('app_key', '=', appKey)
+    .orderBy('fingerprint')
+    .execute();
+  return { views, issues };
+}
+
+const unfolded = async (appKey: string) => {
+  const { rows } = await sql<{ n: number }>`select (
+      (select count(*) from app_totals_deltas where app_key = ${appKey}) +
+      (select count(*) from issue_deltas where app_key = ${appKey}))::int8 as n`.execute(db);
+  return rows[0]?.n;
+};
+
+describe('the counter ledger', () => {
+  it('shows the same counts before and after a fold, and folds the deltas into the folded rows', async () => {
+    const { userId, newApp } = await newAccount();
+    const appKey = await newApp();
+    const events = (from: number, level: 'error' | 'fatal', release: string) =>
+      Array.from({ length: 10 }, (_, i) =>
+        errorEvent(appKey, `e${from + i}`, {
+          fingerprint: `js:f${i % 3}`,
+          anonymousId: `anon_${i % 4}`,
+          timestamp: someHour + (from + i) * 60_000,
+          level,
+          release,
+        }),
+      );
+    await store(batch(appKey, events(0, 'error', '1.0.0')));
+    await store(batch(appKey, events(10, 'fatal', '1.1.0')));
+    expect(await unfolded(appKey)).toBeGreaterThan(0);
+    const before = await snapshot(appKey, userId);
+    expect(before.views.app_totals).toEqual([
+      { app_key: appKey, events: 20, errors: 20, failed_requests: 0, issues: 3, users: 4 },
+    ]);
+    expect(before.issues.map((issue) => [issue.event_count, issue.level, issue.last_release])).toEqual([
+      [8, 'fatal', '1.1.0'],
+      [6, 'fatal', '1.1.0'],
+      [6, 'fatal', '1.1.0'],
+    ]);
+
+    expect(await foldCounters(db)).toBe(true);
+    expect(await unfolded(appKey)).toBe(0);
+    expect(await snapshot(appKey, userId)).toEqual(before);
+    const folded = await db
+      .selectFrom('issues')
+      .select(['event_count', 'level'])
+      .where('app_key', '=', appKey)
+      .orderBy('fingerprint')
+      .execute();
+    expect(folded).toEqual([
+      { event_count: 8, level: 'fatal' },
+      { event_count: 6, level: 'fatal' },
+      { event_count: 6, level: 'fatal' },
+    ]);
+
+    // An older event after the fold keeps the latest level and widens first seen; a later fold agrees.
+    await store(
+      batch(appKey, [
+        errorEvent(appKey, 'old', {
+          fingerprint: 'js:f0',
+          timestamp: someHour - 60_000,
+          level: 'info',
+          release: '0.9',
+        }),
+      ]),
+    );
+    const late = await snapshot(appKey, userId);
+    expect(late.issues[0]).toMatchObject({ event_count: 9, level: 'fatal', last_release: '1.1.0' });
+    expect(late.issues[0]?.first_seen_at).toBe(someHour - 60_000);
+    await foldCounters(db);
+    expect(await snapshot(appKey, userId)).toEqual(late);
+  });
+
+  it('lets one fold run at a time', async () => {
+    const results = await db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${sql.lit(0x6c6564676572)})`.execute(trx);
+      return foldCounters(db);
+    });
+    expect(results).toBe(false);
+    // The lock is the session's while it folds, and given back after.
+    expect(await foldCounters(db)).toBe(true);
+    expect(await foldCounters(db)).toBe(true);
+  });
+
+  it('keeps every count exact while folds run beside concurrent writers', async () => {
+    const { userId, newApp } = await newAccount();
+    const appKey = await newApp();
+    const writer = new EventWriter(db, { concurrency: 3, maxEventsPerWrite: 100 });
+    let folding = true;
+    const folds = (async () => {
+      let runs = 0;
+      while (folding) {
+        await foldCounters(db);
+        runs += 1;
+      }
+      return runs;
+    })();
+    await Promise.all(
+      Array.from({ length: 20 }, (_, b) =>
+        writer.write(
+          batch(
+            appKey,
+            Array.from({ length: 25 }, (_, i) =>
+              errorEvent(appKey, `c${b}_${i}`, { fingerprint: `js:f${i % 5}`, anonymousId: `anon_${(b * i) % 13}` }),
+            ),
+          ),
+        ),
+      ),
+    );
+    folding = false;
+    expect(await folds).toBeGreaterThan(0);
+    const { views, issues } = await snapshot(appKey, userId);
+    expect(views.app_totals).toEqual([
+      { app_key: appKey, events: 500, errors: 500, failed_requests: 0, issues: 5, users: 13 },
+    ]);
+    expect(issues.reduce((sum, issue) => sum + issue.event_count, 0)).toBe(500);
+    expect(views.app_hourly).toEqual([
+      { app_key: appKey, hour_start: someHour, events: 500, errors: 500, failed_requests: 0 },
+    ]);
+    expect(views.outcomes).toEqual([expect.objectContaining({ app_key: appKey, reason: 'accepted', events: 500 })]);
+    await foldCounters(db);
+    expect(await snapshot(appKey, userId)).toEqual({ views, issues });
+  });
+
+  it('drops the deltas of an app deleted before they were folded', async () => {
+    const { newApp } = await newAccount();
+    const appKey = await newApp();
+    await store(batch(appKey, [errorEvent(appKey, 'gone')]));
+    await db.deleteFrom('apps').where('app_key', '=', appKey).execute();
+    await foldCounters(db);
+    expect(await unfolded(appKey)).toBe(0);
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int8 as n from app_totals_folded where app_key = ${appKey}`.execute(db);
+    expect(rows[0]?.n).toBe(0);
+  });
+});

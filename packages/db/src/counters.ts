@@ -1,0 +1,120 @@
+// The counter ledger (migration 0017): the write statement appends each counter's deltas to `<counter>_deltas` (plain
+// inserts, no row lock: concurrent statements and processes never wait for each other on a count), and foldCounters,
+// run by one process at a time about twice a second, moves them into `<counter>_folded`. Readers read the view
+// `<counter>` (folded plus unfolded, summed per key), so a count is exact as soon as the statement that changed it has
+// committed. An issue's counts live in its own row, which the list sorts by: issue_deltas is folded into issues, and
+// issues_live adds the unfolded part. Spike alerts are decided by the fold of the per-minute counts (write-path/alerts.ts). Sentry, GitLab and Discourse buffer counters in Redis and are only eventually
+// exact; this is the same idea inside PostgreSQL's transaction.
+import { type Kysely, sql } from 'kysely';
+import type { Database } from './schema';
+import { foldSpikes } from './write-path/alerts';
+
+/** A summed counter: the view's name, its key (the folded table's primary key) and its summed columns. */
+export interface Counter {
+  readonly table: string;
+  readonly keys: readonly string[];
+  readonly sums: readonly string[];
+  /** The row whose deletion takes the counter's rows with it: deltas of a deleted one are dropped, not folded. */
+  readonly owner: 'apps' | 'users';
+}
+
+export const counters: readonly Counter[] = [
+  {
+    table: 'app_totals',
+    keys: ['app_key'],
+    sums: ['events', 'errors', 'failed_requests', 'issues', 'users'],
+    owner: 'apps',
+  },
+  {
+    table: 'app_hourly',
+    keys: ['app_key', 'hour_start'],
+    sums: ['events', 'errors', 'failed_requests'],
+    owner: 'apps',
+  },
+  { table: 'issue_days', keys: ['app_key', 'fingerprint', 'day'], sums: ['events'], owner: 'apps' },
+  {
+    table: 'issue_contexts',
+    keys: ['app_key', 'fingerprint', 'release', 'environment', 'user_agent'],
+    sums: ['events'],
+    owner: 'apps',
+  },
+  { table: 'outcomes', keys: ['app_key', 'hour_start', 'reason'], sums: ['events'], owner: 'apps' },
+  { table: 'activity_by_prev_day', keys: ['app_key', 'kind', 'day', 'prev_day'], sums: ['links'], owner: 'apps' },
+  { table: 'activity_by_hour', keys: ['app_key', 'kind', 'hour', 'prev_day'], sums: ['links'], owner: 'apps' },
+  { table: 'owner_totals', keys: ['user_id'], sums: ['users'], owner: 'users' },
+];
+
+const ids = (names: readonly string[]) => sql.join(names.map((name) => sql.id(name)));
+
+const ownerKey = { apps: sql`app_key`, users: sql`user_id` } as const;
+const ownerColumn = { apps: sql`app_key`, users: sql`id` } as const;
+
+/**
+ * Moves a counter's deltas into its folded rows, in one statement: the deltas this snapshot sees are deleted and
+ * added, so a reader (one snapshot too) sees each delta exactly once, before or after. Deltas committed meanwhile wait
+ * for the next fold.
+ */
+function foldCounter({ table, keys, sums, owner }: Counter) {
+  const folded = sql.table(`${table}_folded`);
+  return sql`with moved as (delete from ${sql.table(`${table}_deltas`)} returning *)
+    insert into ${folded} as t (${ids(keys)}, ${ids(sums)})
+    select ${ids(keys)}, ${sql.join(sums.map((name) => sql`sum(${sql.id(name)})`))} from moved m
+    where exists (select from ${sql.table(owner)} o where o.${ownerColumn[owner]} = m.${ownerKey[owner]})
+    group by ${ids(keys)} order by ${ids(keys)}
+    on conflict (${ids(keys)}) do update set ${sql.join(
+      sums.map((name) => sql`${sql.id(name)} = t.${sql.id(name)} + excluded.${sql.id(name)}`),
+    )}`;
+}
+
+/**
+ * Issues' deltas into their rows. The folder is the only writer of these columns, so it locks an issue's row only for
+ * this statement (triage may wait that long); the write path never locks a row to count.
+ */
+const foldIssues = sql`with moved as (delete from issue_deltas returning *),
+  summed as (
+    select app_key, fingerprint, sum(events) as events, sum(users) as users, min(first_seen) as first_seen,
+      max(last_seen) as last_seen,
+      (array_agg(level order by last_seen desc))[1] as level,
+      (array_agg(last_release order by last_seen desc) filter (where last_release is not null))[1] as last_release
+    from moved group by 1, 2
+  )
+  update issues i set
+    event_count = i.event_count + s.events,
+    user_count = i.user_count + s.users,
+    first_seen_at = least(i.first_seen_at, s.first_seen),
+    last_seen_at = greatest(i.last_seen_at, s.last_seen),
+    level = case when s.last_seen >= i.last_seen_at then coalesce(s.level, i.level) else i.level end,
+    last_release = case when s.last_seen >= i.last_seen_at then coalesce(s.last_release, i.last_release)
+      else coalesce(i.last_release, s.last_release) end
+  from summed s where i.app_key = s.app_key and i.fingerprint = s.fingerprint`;
+
+// Any constant shared by every process: pg_try_advisory_lock takes one int8. "ledger" in ASCII.
+const FOLD_LOCK = sql.lit(0x6c6564676572);
+
+/**
+ * Folds every counter's deltas, unless another process is folding now (then it returns false at once: that one takes
+ * these deltas too, or the next fold does). Each counter's fold is its own transaction, so the rows one locks are
+ * locked only while it runs; the session's advisory lock spans them all, on one connection.
+ */
+export async function foldCounters(db: Kysely<Database>, options: { wait?: boolean } = {}): Promise<boolean> {
+  return db.connection().execute(async (connection) => {
+    // `wait`: until the fold running now ends (tests that must see a fold happen, e.g. a spike alert).
+    const { rows } = options.wait
+      ? await sql<{ locked: boolean }>`select pg_advisory_lock(${FOLD_LOCK}) is not null as locked`.execute(connection)
+      : await sql<{ locked: boolean }>`select pg_try_advisory_lock(${FOLD_LOCK}) as locked`.execute(connection);
+    if (!rows[0]?.locked) return false;
+    try {
+      await foldAll(connection);
+    } finally {
+      await sql`select pg_advisory_unlock(${FOLD_LOCK})`.execute(connection);
+    }
+    return true;
+  });
+}
+
+/** Every fold, on the caller's connection or transaction (a test counts the row updates one transaction makes). */
+export async function foldAll(db: Kysely<Database>): Promise<void> {
+  for (const counter of counters) await foldCounter(counter).execute(db);
+  await foldIssues.execute(db);
+  await foldSpikes.execute(db);
+}

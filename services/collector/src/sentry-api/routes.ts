@@ -1,0 +1,85 @@
+// Sentry's web API under /api/0/, as sentry-cli and the bundler plugins call it with SENTRY_AUTH_TOKEN: a bearer token
+// (an API token or a session), Sentry's answers, and its error body `{ detail }` with the contract's statuses.
+// What each path answers, and who may ask, is in packages/api (sentry-api.ts, auth/authorize.ts).
+import {
+  authenticate,
+  type Principal,
+  principalKey,
+  type RateLimiters,
+  sentryAuthInfo,
+  sentryOrganization,
+  sentryProjects,
+  throttle,
+  toAppError,
+} from '@collector/api';
+import type { Db } from '@collector/db';
+import { slugPattern } from '@collector/domain';
+import { type Request, type Response, Router } from 'express';
+import { sendJson } from '../errors';
+import type { Logger } from '../logger';
+
+interface SentryApiOptions {
+  db: Db;
+  rateLimiters: RateLimiters;
+  clock: () => number;
+  publicUrl: () => string;
+  logger: Logger;
+}
+
+const BEARER = /^Bearer ([^\s]+)$/i;
+
+export function createSentryApiRoutes(options: SentryApiOptions): Router {
+  const router = Router();
+
+  /** Authenticates, throttles and answers; a failure goes out as Sentry's `{ detail }` with the contract's status. */
+  const handle =
+    (answer: (caller: { db: Db; principal: Principal; publicUrl: () => string }, req: Request) => Promise<unknown>) =>
+    async (req: Request, res: Response) => {
+      try {
+        const now = options.clock();
+        const address = req.ip ?? 'unknown';
+        const token = BEARER.exec(req.get('authorization') ?? '')?.[1];
+        const principal = token === undefined ? null : await authenticate(options.db, token, now);
+        if (!principal) {
+          // Guessing tokens spends the address's budget.
+          options.rateLimiters.actionsByAddress.take(`sentry-api:${address}`, 1, now);
+          res.setHeader('WWW-Authenticate', 'Bearer');
+          sendJson(res, 401, { detail: 'Authentication credentials were not provided or are not valid.' });
+          return;
+        }
+        throttle(options.rateLimiters, 'sentry-api', { user: principalKey(principal), address }, now);
+        sendJson(res, 200, await answer({ db: options.db, principal, publicUrl: options.publicUrl }, req));
+      } catch (error) {
+        const appError = toAppError(error);
+        const status = { NOT_FOUND: 404, FORBIDDEN: 403, RATE_LIMITED: 429, UNAVAILABLE: 503 }[appError.code as string];
+        if (appError.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(appError.retryAfterSeconds));
+        if (status === undefined)
+          options.logger.error({ err: appError.cause ?? appError, path: req.path }, 'request failed');
+        sendJson(res, status ?? 500, { detail: appError.message });
+      }
+    };
+
+  const orgSlug = (req: Request) => {
+    const slug = String(req.params.org);
+    // A slug that cannot exist names no organization: the same 404 as one that does not.
+    return slugPattern.test(slug) ? slug : '-';
+  };
+
+  router.get(
+    '/api/0/',
+    handle(async (caller) => sentryAuthInfo(caller)),
+  );
+  router.get(
+    '/api/0/organizations/:org/',
+    handle((caller, req) => sentryOrganization(caller, orgSlug(req))),
+  );
+  router.get(
+    '/api/0/organizations/:org/projects/',
+    handle((caller, req) => sentryProjects(caller, orgSlug(req))),
+  );
+  // Any other /api/0/ path: Sentry's body, not the REST adapter's.
+  router.all(/^\/api\/0(\/.*)?$/, (_req, res) => {
+    sendJson(res, 404, { detail: 'The requested resource does not exist' });
+  });
+  return router;
+}

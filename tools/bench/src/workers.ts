@@ -1,0 +1,272 @@
+// `pnpm bench --workers 1,2,4,8`: ingestion as the number of processes grows. For each N, on fresh databases of the
+// machine's PostgreSQL: the collector with WORKERS=N (the production bundle) and then the bare baseline with N
+// processes (baseline.ts under node:cluster), the same closed-loop load of 50-event batches of one app each. Per point:
+// events/s, p99, the RSS of all the collector's processes, the share of PostgreSQL's active backends that wait on a
+// lock (pg_stat_activity sampled every 50 ms), and the waits for a row lock longer than 10 ms, per 1,000 batches: the
+// database runs with log_lock_waits = on and deadlock_timeout = 10ms, and every "still waiting" line the server logs
+// for it is counted (--pg-log names the server's log file; Debian's is found by itself). Nothing lost: every accepted
+// event is stored, and the app's counters equal its events.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type Child,
+  createAccountWithApps,
+  createEventSource,
+  fmt,
+  freePort,
+  startChild,
+  startCollector,
+} from '@collector/tool-kit';
+import pg from 'pg';
+import { closedLoopRound, emptyTally } from './load';
+
+export interface WorkersBenchOptions {
+  repoRoot: string;
+  adminUrl: URL;
+  workers: number[];
+  seconds: number;
+  warmup: number;
+  connections: number;
+  pool: number;
+  pgLog: string | undefined;
+  cleanups: Array<() => Promise<void> | void>;
+}
+
+interface Point {
+  which: 'collector' | 'baseline';
+  workers: number;
+  eventsPerSecond: number;
+  p99: number;
+  non2xx: number;
+  rssMiB: number;
+  lockShare: number;
+  waitsPer1000: number | undefined;
+  otherWaitsPer1000: number | undefined;
+  batches: number;
+  lost: string;
+}
+
+/** RSS (MiB) of a process and of every process below it. */
+function treeRssMiB(pid: number): number {
+  try {
+    const out = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,rss='], { encoding: 'utf8' });
+    const rows = out
+      .trim()
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/).map(Number) as [number, number, number]);
+    const tree = new Set([pid]);
+    for (let grown = true; grown; ) {
+      grown = false;
+      for (const [child, parent] of rows)
+        if (tree.has(parent) && !tree.has(child)) {
+          tree.add(child);
+          grown = true;
+        }
+    }
+    return rows.filter(([p]) => tree.has(p)).reduce((sum, [, , rss]) => sum + rss, 0) / 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The server's log file: --pg-log, or Debian's for the server's major version. */
+function findPgLog(given: string | undefined, version: string): string | undefined {
+  if (given) return given;
+  const major = version.split('.')[0];
+  const debian = `/var/log/postgresql/postgresql-${major}-main.log`;
+  return existsSync(debian) ? debian : undefined;
+}
+
+/**
+ * The waits for a row lock longer than deadlock_timeout that the log gained since `from` (a byte offset), for
+ * `database`: log_lock_waits' "still waiting for" lines on a transaction (a row another transaction wrote) or a tuple.
+ * Waits on other locks (a relation's extension, an advisory lock) are counted apart.
+ */
+function lockWaitsSince(log: string, from: number, database: string): { rows: number; other: number } {
+  const text = readFileSync(log).subarray(from).toString('utf8');
+  const waits = text.split('\n').filter((line) => line.includes('still waiting for') && line.includes(`@${database} `));
+  const rows = waits.filter((line) => / on (transaction|tuple) /.test(line)).length;
+  return { rows, other: waits.length - rows };
+}
+
+export async function runWorkersBench(options: WorkersBenchOptions): Promise<void> {
+  const admin = new pg.Client({ connectionString: options.adminUrl.href });
+  await admin.connect();
+  options.cleanups.unshift(() => admin.end());
+  const version = (await admin.query<{ server_version: string }>('show server_version')).rows[0]?.server_version ?? '?';
+  const log = findPgLog(options.pgLog, version);
+  const stamp = `${Date.now().toString(36)}_${process.pid}`;
+  const urlOf = (db: string) => {
+    const url = new URL(options.adminUrl.href);
+    url.pathname = `/${db}`;
+    return url.href;
+  };
+  console.log(
+    `pnpm bench --workers ${options.workers.join(',')}: PostgreSQL ${version} at ${options.adminUrl.host}, ` +
+      `${options.connections} connections of 50-event batches, ${options.warmup} s warm-up and ${options.seconds} s per point; ` +
+      `lock waits > 10 ms from ${log ?? '(no server log found: --pg-log PATH)'}`,
+  );
+
+  async function freshDatabase(name: string): Promise<string> {
+    await admin.query(`create database "${name}"`);
+    options.cleanups.push(async () => {
+      await admin.query(`drop database if exists "${name}" with (force)`);
+    });
+    // Every wait for a lock longer than 10 ms is logged ("still waiting for ..."), for this database only.
+    await admin.query(`alter database "${name}" set log_lock_waits = on`);
+    await admin.query(`alter database "${name}" set deadlock_timeout = '10ms'`);
+    return urlOf(name);
+  }
+
+  /** Share of the database's active backends waiting on a heavyweight lock, sampled until the returned call. */
+  function watchLocks(database: string) {
+    let active = 0;
+    let waiting = 0;
+    let busy: Promise<void> | undefined;
+    const timer = setInterval(() => {
+      if (busy) return;
+      busy = admin
+        .query<{ active: number; waiting: number }>(
+          `select count(*)::int as active, count(*) filter (where wait_event_type = 'Lock')::int as waiting
+             from pg_stat_activity where datname = $1 and state = 'active' and backend_type = 'client backend'`,
+          [database],
+        )
+        .then(({ rows }) => {
+          active += rows[0]?.active ?? 0;
+          waiting += rows[0]?.waiting ?? 0;
+        })
+        .catch(() => {})
+        .finally(() => {
+          busy = undefined;
+        });
+    }, 50);
+    return async () => {
+      clearInterval(timer);
+      await busy;
+      return active === 0 ? 0 : waiting / active;
+    };
+  }
+
+  async function measure(which: Point['which'], workers: number): Promise<Point> {
+    const database = `bench_${which}_w${workers}_${stamp}`;
+    const url = await freshDatabase(database);
+    let child: Child;
+    let appKey: string;
+    if (which === 'collector') {
+      child = await startCollector({
+        repoRoot: options.repoRoot,
+        env: { DATABASE_URL: url, DATABASE_POOL_SIZE: String(options.pool), WORKERS: String(workers) },
+      });
+      [appKey] = (await createAccountWithApps(child.origin, ['Bench shop'])) as [string];
+    } else {
+      const port = await freePort();
+      appKey = 'app_baseline_bench';
+      child = await startChild({
+        name: 'baseline',
+        script: join(options.repoRoot, 'tools/bench/src/baseline.ts'),
+        cwd: options.repoRoot,
+        port,
+        env: {
+          DATABASE_URL: url,
+          POOL_SIZE: String(options.pool),
+          WORKERS: String(workers),
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          APP_KEY: appKey,
+        },
+      });
+    }
+    try {
+      const target = { name: which, origin: child.origin, appKey };
+      const source = createEventSource();
+      const tally = emptyTally();
+      if (options.warmup > 0)
+        await closedLoopRound(target, source, tally, { connections: options.connections, seconds: options.warmup });
+      const logFrom = log ? statSync(log).size : 0;
+      const locks = watchLocks(database);
+      const rss: number[] = [];
+      const rssTimer = setInterval(() => rss.push(treeRssMiB(child.pid)), 500);
+      const round = await closedLoopRound(target, source, tally, {
+        connections: options.connections,
+        seconds: options.seconds,
+      });
+      clearInterval(rssTimer);
+      const lockShare = await locks();
+      // The server writes its log line when the wait passes 10 ms: give the last ones time to land.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const waits = log ? lockWaitsSince(log, logFrom, database) : undefined;
+      const lost = await checkNothingLost(url, which, tally.accepted);
+      return {
+        which,
+        workers,
+        eventsPerSecond: round.eventsPerSecond,
+        p99: round.p99,
+        non2xx: round.non2xx,
+        rssMiB: Math.max(...rss, 0),
+        lockShare,
+        waitsPer1000: waits === undefined ? undefined : (waits.rows / Math.max(round.requests, 1)) * 1000,
+        otherWaitsPer1000: waits === undefined ? undefined : (waits.other / Math.max(round.requests, 1)) * 1000,
+        batches: round.requests,
+        lost,
+      };
+    } finally {
+      await child.stop();
+    }
+  }
+
+  const points: Point[] = [];
+  for (const workers of options.workers) {
+    for (const which of ['collector', 'baseline'] as const) {
+      const point = await measure(which, workers);
+      points.push(point);
+      console.log(
+        `  ${which} WORKERS=${workers}: ${fmt(point.eventsPerSecond)} events/s, p99 ${fmt(point.p99)} ms, ` +
+          `waiting on locks ${fmt(point.lockShare * 100)}% of active backends, ` +
+          `row-lock waits > 10 ms ${point.waitsPer1000 === undefined ? 'n/a' : fmt(point.waitsPer1000, 1)} per 1,000 batches ` +
+          `(other lock waits ${point.otherWaitsPer1000 === undefined ? 'n/a' : fmt(point.otherWaitsPer1000, 1)}), ${point.lost}`,
+      );
+    }
+  }
+  const first = points.find((point) => point.which === 'collector');
+  console.log('');
+  console.log(
+    '| WORKERS | collector events/s | vs WORKERS=1 | p99 ms | RSS MiB (all processes) | active backends waiting on locks | row-lock waits > 10 ms per 1,000 batches | baseline events/s | baseline p99 ms | collector / baseline |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const workers of options.workers) {
+    const c = points.find((point) => point.which === 'collector' && point.workers === workers) as Point;
+    const b = points.find((point) => point.which === 'baseline' && point.workers === workers) as Point;
+    console.log(
+      `| ${workers} | ${fmt(c.eventsPerSecond)} | ${fmt(c.eventsPerSecond / (first?.eventsPerSecond ?? Number.NaN), 2)}x | ${fmt(c.p99)} | ${fmt(c.rssMiB)} | ` +
+        `${fmt(c.lockShare * 100)}% | ${c.waitsPer1000 === undefined ? 'n/a' : fmt(c.waitsPer1000, 1)} | ${fmt(b.eventsPerSecond)} | ${fmt(b.p99)} | ` +
+        `${fmt(c.eventsPerSecond / b.eventsPerSecond, 2)}x |`,
+    );
+  }
+  const failures = points.filter((point) => point.non2xx > 0 || !point.lost.startsWith('nothing lost'));
+  for (const point of failures)
+    console.log(`  ${point.which} WORKERS=${point.workers}: ${point.non2xx} non-2xx answers; ${point.lost}`);
+  if (failures.length > 0) process.exitCode = 1;
+}
+
+/** Every accepted event stored; for the collector, its app's counters equal to its events too. */
+async function checkNothingLost(url: string, which: Point['which'], accepted: number): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const stored = Number((await client.query('select count(*)::int8 as n from events')).rows[0]?.n);
+    if (stored < accepted) return `LOST ${accepted - stored} of ${accepted} accepted events`;
+    if (which === 'baseline') return `nothing lost (${stored} stored)`;
+    const totals = Number(
+      (await client.query('select coalesce(sum(events), 0)::int8 as n from app_totals')).rows[0]?.n,
+    );
+    const issues = Number(
+      (await client.query('select coalesce(sum(event_count), 0)::int8 as n from issues_live')).rows[0]?.n,
+    );
+    if (totals !== stored || issues !== stored)
+      return `COUNTS OFF: ${stored} events stored, app_totals ${totals}, issues ${issues}`;
+    return `nothing lost (${stored} stored, counters equal)`;
+  } finally {
+    await client.end();
+  }
+}
