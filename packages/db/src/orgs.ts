@@ -14,13 +14,18 @@ export const toOrg = (row: OrgRow): Org => ({
   createdAt: row.created_at,
 });
 
-/** The user's organizations with their role in each, oldest membership first. */
+/**
+ * The user's organizations with their role in each: their own first (the one the overview covers by default), then
+ * the others, oldest membership first.
+ */
 export async function listUserOrgs(db: Kysely<Database>, userId: string): Promise<OrgRow[]> {
   const rows = await db
     .selectFrom('memberships as m')
     .innerJoin('organizations as o', 'o.id', 'm.org_id')
+    .leftJoin('users as u', (join) => join.onRef('u.id', '=', 'm.user_id').onRef('u.own_org_id', '=', 'm.org_id'))
     .select(['o.id', 'o.slug', 'o.name', 'o.created_at', 'm.role'])
     .where('m.user_id', '=', userId)
+    .orderBy((eb) => eb.case().when('u.id', 'is not', null).then(0).else(1).end())
     .orderBy('m.created_at')
     .orderBy('o.slug')
     .execute();

@@ -95,6 +95,20 @@ describe.each(widths)(`a team in the dashboard, $name (${backend})`, ({ name, vi
       'assignee',
       'first_seen',
     ]);
+    // The issues assigned to the colleague, whatever their status.
+    await page.goto(`${base}/issues?status=all`);
+    await page.getByLabel('Assigned to').selectOption('me');
+    await page
+      .getByRole('link', { name: /Checkout button does nothing/ })
+      .first()
+      .waitFor();
+    expect(page.url()).toContain('assignee=me');
+    // The overview covers one organization at a time: the colleague's own (empty), or the team's when chosen.
+    await page.goto(`${base}/?range=all`);
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByLabel('App').selectOption({ label: `All apps of ${owner.email}` });
+    await page.locator('[data-total=events] dd', { hasText: '1' }).waitFor();
+    expect(page.url()).toContain('org=');
     // The document never scrolls sideways, even at phone width.
     expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
   });

@@ -24,12 +24,20 @@ const labels: Record<Outcome['reason'], { label: string; why: string }> = {
 };
 
 /** The outcomes of one app (or all), refreshed when `refreshKey` changes. */
-export function OutcomesPanel({ appKey, refreshKey }: { appKey: string | undefined; refreshKey: number }) {
+export function OutcomesPanel({
+  appKey,
+  org,
+  refreshKey,
+}: {
+  appKey: string | undefined;
+  org?: string | undefined;
+  refreshKey: number;
+}) {
   const [period, setPeriod] = useState<(typeof periods)[number][0]>('day');
   const span = periods.find(([value]) => value === period)?.[2] ?? 24 * HOUR;
   const outcomes = useQuery(
-    async () => (await client.outcomes.get.query({ appKey, from: Date.now() - span })).outcomes,
-    [appKey, span, refreshKey],
+    async () => (await client.outcomes.get.query({ appKey, org, from: Date.now() - span })).outcomes,
+    [appKey, org, span, refreshKey],
   );
   const list = outcomes.data ?? [];
   const countOfReason = (reason: Outcome['reason']) => list.find((outcome) => outcome.reason === reason)?.events ?? 0;

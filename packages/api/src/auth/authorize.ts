@@ -34,7 +34,6 @@ export type Principal =
  */
 const policy = {
   'org.read': { role: 'member', scope: 'read' },
-  'org.create': { role: 'member', scope: 'write' },
   'members.manage': { role: 'admin', scope: 'write' },
   'owners.manage': { role: 'owner', scope: 'write' },
   'audit.read': { role: 'admin', scope: 'read' },
@@ -45,7 +44,6 @@ const policy = {
   'alerts.read': { role: 'member', scope: 'read' },
   'alerts.manage': { role: 'admin', scope: 'write' },
   'issue.triage': { role: 'member', scope: 'write' },
-  'releases.write': { role: 'member', scope: 'releases' },
 } as const satisfies Record<string, { role: OrgRole; scope: TokenScope }>;
 
 export type Action = keyof typeof policy;

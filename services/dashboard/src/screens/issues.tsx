@@ -41,6 +41,8 @@ interface ListState {
   status: Status | 'all';
   q?: string;
   type?: 'error' | 'request';
+  /** Issues assigned to the caller, or to nobody. */
+  assignee?: 'me' | 'none';
   release?: string;
   environment?: string;
   sort: Sort;
@@ -52,6 +54,7 @@ function readState(search: URLSearchParams): ListState {
   const status = search.get('status');
   const sort = search.get('sort');
   const type = search.get('type');
+  const assignee = search.get('assignee');
   const page = Number(search.get('page'));
   const text = (name: string) => search.get(name)?.trim() || undefined;
   return {
@@ -59,6 +62,7 @@ function readState(search: URLSearchParams): ListState {
     status: tabs.some((tab) => tab.value === status) ? (status as ListState['status']) : 'unresolved',
     q: text('q'),
     type: type === 'error' || type === 'request' ? type : undefined,
+    assignee: assignee === 'me' || assignee === 'none' ? assignee : undefined,
     release: text('release'),
     environment: text('environment'),
     sort: sorts.some((each) => each.value === sort) ? (sort as Sort) : 'lastSeen',
@@ -73,6 +77,7 @@ function hrefOf(state: ListState): string {
   if (state.status !== 'unresolved') query.set('status', state.status);
   if (state.q) query.set('q', state.q);
   if (state.type) query.set('type', state.type);
+  if (state.assignee) query.set('assignee', state.assignee);
   if (state.release) query.set('release', state.release);
   if (state.environment) query.set('environment', state.environment);
   if (state.sort !== 'lastSeen') query.set('sort', state.sort);
@@ -113,6 +118,7 @@ function IssuesList({ state }: { state: ListState }) {
         ...(state.status !== 'all' ? { status: state.status } : {}),
         ...(state.q ? { q: state.q } : {}),
         ...(state.type ? { type: state.type } : {}),
+        ...(state.assignee ? { assignee: state.assignee } : {}),
         ...(state.release ? { release: state.release } : {}),
         ...(state.environment ? { environment: state.environment } : {}),
         sort: state.sort,
@@ -123,7 +129,7 @@ function IssuesList({ state }: { state: ListState }) {
   const data = issues.data;
   const showApp = !state.app && (apps.data?.length ?? 0) > 1;
   const go = (next: ListState) => navigate(hrefOf(next));
-  const filtered = Boolean(state.q || state.type || state.release || state.environment);
+  const filtered = Boolean(state.q || state.type || state.assignee || state.release || state.environment);
   const pageIds = data?.issues.map((issue) => issue.id) ?? [];
   const allSelected = pageIds.length > 0 && pageIds.every((id) => selected.has(id));
 
@@ -338,6 +344,17 @@ function Filters({ state, onChange }: { state: ListState; onChange: (change: Par
             <option value="">Errors and failed requests</option>
             <option value="error">Errors</option>
             <option value="request">Failed requests</option>
+          </select>
+        </label>
+        <label className="field">
+          <span>Assigned to</span>
+          <select
+            value={state.assignee ?? ''}
+            onChange={(event) => onChange({ assignee: (event.target.value || undefined) as ListState['assignee'] })}
+          >
+            <option value="">Anyone or nobody</option>
+            <option value="me">Me</option>
+            <option value="none">Nobody</option>
           </select>
         </label>
         <label className="field">

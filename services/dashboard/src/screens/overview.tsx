@@ -33,9 +33,10 @@ const ranges = [
 ] as const;
 type Range = (typeof ranges)[number];
 
-const overviewHref = (appKey: string | undefined, range: Range) => {
+const overviewHref = (appKey: string | undefined, range: Range, org?: string) => {
   const query = new URLSearchParams();
   if (appKey) query.set('app', appKey);
+  else if (org) query.set('org', org);
   if (range.value !== '24h') query.set('range', range.value);
   const text = query.toString();
   return `/${text ? `?${text}` : ''}`;
@@ -46,30 +47,35 @@ export function OverviewScreen() {
   const { search, href } = useLocation();
   useEffect(() => rememberSection('overview', href), [href]);
   const appKey = search.get('app') ?? undefined;
+  // Totals over all apps cover one organization: the one chosen, else the caller's own.
+  const org = appKey ? undefined : (search.get('org') ?? undefined);
   const range = ranges.find((each) => each.value === search.get('range')) ?? ranges[0];
   const { apps } = useWorkspace();
   // One "now" for the totals and the chart, so both cover exactly the same period; Refresh moves it.
   const [now, setNow] = useState(() => Date.now());
   // "All time" charts by day from before the first app was made (an event may be dated up to 30 days before it came).
-  const chosenApps = apps.data?.filter((app) => !appKey || app.appKey === appKey) ?? [];
+  const chosenApps = apps.data?.filter((app) => (appKey ? app.appKey === appKey : !org || app.org === org)) ?? [];
   const allFrom =
     chosenApps.length > 0 ? Math.min(...chosenApps.map((app) => app.createdAt)) - limits.maxEventAgeMs : now - 30 * DAY;
   const from = range.ms === undefined ? undefined : now - range.ms;
   const chartFrom = from ?? Math.max(allFrom, now - 999 * DAY);
   const totals = useQuery(
-    async () => (await client.overview.get.query({ appKey, ...(from !== undefined ? { from } : {}) })).totals,
-    [appKey, from],
+    async () => (await client.overview.get.query({ appKey, org, ...(from !== undefined ? { from } : {}) })).totals,
+    [appKey, org, from],
   );
   const series = useQuery(
-    () => client.overview.timeseries.query({ appKey, bucket: range.bucket, from: chartFrom, to: now + 1 }),
-    [appKey, range.bucket, chartFrom, now],
+    () => client.overview.timeseries.query({ appKey, org, bucket: range.bucket, from: chartFrom, to: now + 1 }),
+    [appKey, org, range.bucket, chartFrom, now],
   );
   // Whether anything ever came, for the hint to add the SDK (the period's totals may be zero for a quiet period).
   const ever = useQuery(
-    async () => (from === undefined ? null : (await client.overview.get.query({ appKey })).totals.events),
-    [appKey, from === undefined, now],
+    async () => (from === undefined ? null : (await client.overview.get.query({ appKey, org })).totals.events),
+    [appKey, org, from === undefined, now],
   );
-  const latest = useQuery(() => client.issues.list.query({ appKey, limit: 5, status: 'unresolved' }), [appKey, now]);
+  const latest = useQuery(
+    () => client.issues.list.query({ appKey, org, limit: 5, status: 'unresolved' }),
+    [appKey, org, now],
+  );
   const [refreshes, setRefreshes] = useState(0);
   const refresh = () => {
     setRefreshes((count) => count + 1);
@@ -86,7 +92,12 @@ export function OverviewScreen() {
       <div className="page-head">
         <h1 tabIndex={-1}>Overview</h1>
         <div className="toolbar">
-          <AppFilter appKey={appKey} pathFor={(app) => overviewHref(app, range)} />
+          <AppFilter
+            appKey={appKey}
+            org={org}
+            pathFor={(app) => overviewHref(app, range)}
+            orgPath={(slug) => overviewHref(undefined, range, slug)}
+          />
           <fieldset className="segmented">
             <legend className="visually-hidden">Period</legend>
             {ranges.map((each) => (
@@ -94,7 +105,7 @@ export function OverviewScreen() {
                 key={each.value}
                 type="button"
                 aria-pressed={range === each}
-                onClick={() => navigate(overviewHref(appKey, each))}
+                onClick={() => navigate(overviewHref(appKey, each, org))}
               >
                 {each.label}
               </button>
@@ -157,7 +168,7 @@ export function OverviewScreen() {
         {series.data && <EventsChart series={series.data} />}
       </section>
 
-      <OutcomesPanel appKey={appKey} refreshKey={refreshes} />
+      <OutcomesPanel appKey={appKey} org={org} refreshKey={refreshes} />
 
       <section className="panel" aria-labelledby="latest-title">
         <div className="panel-head">

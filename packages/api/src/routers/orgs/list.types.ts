@@ -8,7 +8,8 @@ export const listOrgsMeta: Meta = {
     path: '/api/orgs',
     summary: 'The caller’s organizations, with their role in each',
     description:
-      'Oldest membership first: the first is the one made at registration. An org token sees its own organization.',
+      'The caller’s own organization first (the one made at registration, which the overview covers without org), then ' +
+      'the others, oldest membership first. An org token sees its own organization.',
     tags: ['organizations'],
   },
   contract: { errors: ['UNAUTHENTICATED'] },

@@ -1,6 +1,6 @@
 import { outcomeTotals } from '@collector/db';
 import { authedProcedure } from '../../trpc';
-import { appsScope } from '../own-apps';
+import { appsScope } from '../apps-scope';
 import { outcomesMeta, ZOutcomesRequestSchema, ZOutcomesResponseSchema } from './get.types';
 
 export const outcomesRoute = authedProcedure

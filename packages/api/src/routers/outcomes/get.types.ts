@@ -1,7 +1,7 @@
 import { outcomeReasons } from '@collector/domain';
 import { z } from 'zod';
 import type { Meta } from '../../trpc';
-import { ZOwnAppsWindowSchema } from '../own-apps';
+import { ZAppsWindowSchema } from '../apps-scope';
 
 export const outcomesMeta: Meta = {
   openapi: {
@@ -12,14 +12,14 @@ export const outcomesMeta: Meta = {
       'Every reason once, zeros included: accepted (new events stored), duplicate (eventId already stored, or remembered after its payload was ' +
       'deleted), invalid (events rejected one by one), rate_limited (events of requests refused with 429), too_large (events refused for size ' +
       'that could be attributed to an app: see the README), unsupported (envelope items skipped). Counted per app and UTC hour of receipt, and ' +
-      'kept after the events themselves are deleted. Over all of the caller’s apps, or one with appKey; from (inclusive) and to (exclusive) ' +
+      'kept after the events themselves are deleted. Over one organization’s apps (org, else the caller’s own), or one app (appKey); from (inclusive) and to (exclusive) ' +
       'take every hour of receipt they overlap.',
     tags: ['dashboard'],
   },
   contract: { errors: ['UNAUTHENTICATED', 'VALIDATION_FAILED', 'NOT_FOUND'] },
 };
 
-export const ZOutcomesRequestSchema = ZOwnAppsWindowSchema;
+export const ZOutcomesRequestSchema = ZAppsWindowSchema;
 
 export const ZOutcomesResponseSchema = z.object({
   outcomes: z.array(z.object({ reason: z.enum(outcomeReasons), events: z.int().min(0) })),

@@ -1,6 +1,6 @@
 import { overviewTotals } from '@collector/db';
 import { authedProcedure } from '../../trpc';
-import { appsScope } from '../own-apps';
+import { appsScope } from '../apps-scope';
 import { overviewMeta, ZOverviewRequestSchema, ZOverviewResponseSchema } from './get.types';
 
 export const overviewRoute = authedProcedure

@@ -2,7 +2,7 @@ import { hourlyTotals } from '@collector/db';
 import { bucketSizes, floorTo, foldBuckets } from '@collector/domain';
 import { fail } from '../../errors';
 import { authedProcedure } from '../../trpc';
-import { appsScope } from '../own-apps';
+import { appsScope } from '../apps-scope';
 import { MAX_BUCKETS, timeseriesMeta, ZTimeseriesRequestSchema, ZTimeseriesResponseSchema } from './timeseries.types';
 
 const DEFAULT_SPAN = { hour: 24, day: 30 } as const;

@@ -23,7 +23,7 @@ export async function appsScope<Input extends { appKey?: string | undefined; org
 }
 
 /** One organization's apps (`org`, else the caller's own) or one app (appKey), from (inclusive) to (exclusive). */
-export const ZOwnAppsWindowSchema = z
+export const ZAppsWindowSchema = z
   .object({
     appKey: queryAppKey.optional(),
     org: slugParameter.optional(),
