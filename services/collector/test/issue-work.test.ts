@@ -19,7 +19,12 @@ async function team() {
   });
   const link = invitation.body.invitation.url.split('/').pop();
   await call('POST', '/api/invitations/accept', colleague.token, { token: link });
-  await sendBatch(server, app.appKey, [makeEvent({ fingerprint: 'js:a' }), makeEvent({ fingerprint: 'js:b' })]);
+  // Stamped with the server's clock, not the wall's: on a slow machine sign-ups take seconds, and an event stamped later
+  // than the test's clock would sort its first_seen above the changes the test makes after it.
+  await sendBatch(server, app.appKey, [
+    makeEvent({ fingerprint: 'js:a', timestamp: now }),
+    makeEvent({ fingerprint: 'js:b', timestamp: now }),
+  ]);
   return { owner, colleague, org, app, a: `${app.appKey}:js:a`, b: `${app.appKey}:js:b` };
 }
 
