@@ -3,8 +3,9 @@
 // run by one process at a time about twice a second, moves them into `<counter>_folded`. Readers read the view
 // `<counter>` (folded plus unfolded, summed per key), so a count is exact as soon as the statement that changed it has
 // committed. An issue's counts live in its own row, which the list sorts by: issue_deltas is folded into issues, and
-// issues_live adds the unfolded part. Spike alerts are decided by the fold of the per-minute counts (write-path/alerts.ts). Sentry, GitLab and Discourse buffer counters in Redis and are only eventually
-// exact; this is the same idea inside PostgreSQL's transaction.
+// issues_live adds the unfolded part. Spike alerts are decided by the fold of the per-minute counts
+// (write-path/alerts.ts). Sentry, GitLab and Discourse buffer counters in Redis and are only eventually exact; this is
+// the same idea inside PostgreSQL's transaction.
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema';
 import { foldSpikes } from './write-path/alerts';
