@@ -9,10 +9,10 @@ import { batch, errorEvent, openWritePathDatabase, someHour } from './write-path
 const { db, newAccount, store } = await openWritePathDatabase('ledger');
 
 /** Every counter's rows of the app (as its view shows them), and its issues as issues_live shows them. */
-async function snapshot(appKey: string, userId: string) {
+async function snapshot(appKey: string, orgId: string) {
   const views: Record<string, unknown[]> = {};
   for (const { table, keys, owner } of counters) {
-    const key = owner === 'apps' ? sql`app_key = ${appKey}` : sql`user_id = ${userId}`;
+    const key = owner === 'apps' ? sql`app_key = ${appKey}` : sql`org_id = ${orgId}`;
     const order = sql.join(keys.map((name) => sql.id(name)));
     const { rows } = await sql<
       Record<string, unknown>
@@ -37,7 +37,7 @@ const unfolded = async (appKey: string) => {
 
 describe('the counter ledger', () => {
   it('shows the same counts before and after a fold, and folds the deltas into the folded rows', async () => {
-    const { userId, newApp } = await newAccount();
+    const { orgId, newApp } = await newAccount();
     const appKey = await newApp();
     const events = (from: number, level: 'error' | 'fatal', release: string) =>
       Array.from({ length: 10 }, (_, i) =>
@@ -52,7 +52,7 @@ describe('the counter ledger', () => {
     await store(batch(appKey, events(0, 'error', '1.0.0')));
     await store(batch(appKey, events(10, 'fatal', '1.1.0')));
     expect(await unfolded(appKey)).toBeGreaterThan(0);
-    const before = await snapshot(appKey, userId);
+    const before = await snapshot(appKey, orgId);
     expect(before.views.app_totals).toEqual([
       { app_key: appKey, events: 20, errors: 20, failed_requests: 0, issues: 3, users: 4 },
     ]);
@@ -64,7 +64,7 @@ describe('the counter ledger', () => {
 
     expect(await foldCounters(db)).toBe(true);
     expect(await unfolded(appKey)).toBe(0);
-    expect(await snapshot(appKey, userId)).toEqual(before);
+    expect(await snapshot(appKey, orgId)).toEqual(before);
     const folded = await db
       .selectFrom('issues')
       .select(['event_count', 'level'])
@@ -88,11 +88,11 @@ describe('the counter ledger', () => {
         }),
       ]),
     );
-    const late = await snapshot(appKey, userId);
+    const late = await snapshot(appKey, orgId);
     expect(late.issues[0]).toMatchObject({ event_count: 9, level: 'fatal', last_release: '1.1.0' });
     expect(late.issues[0]?.first_seen_at).toBe(someHour - 60_000);
     await foldCounters(db);
-    expect(await snapshot(appKey, userId)).toEqual(late);
+    expect(await snapshot(appKey, orgId)).toEqual(late);
   });
 
   it('lets one fold run at a time', async () => {
@@ -107,7 +107,7 @@ describe('the counter ledger', () => {
   });
 
   it('keeps every count exact while folds run beside concurrent writers', async () => {
-    const { userId, newApp } = await newAccount();
+    const { orgId, newApp } = await newAccount();
     const appKey = await newApp();
     const writer = new EventWriter(db, { concurrency: 3, maxEventsPerWrite: 100 });
     let folding = true;
@@ -133,7 +133,7 @@ describe('the counter ledger', () => {
     );
     folding = false;
     expect(await folds).toBeGreaterThan(0);
-    const { views, issues } = await snapshot(appKey, userId);
+    const { views, issues } = await snapshot(appKey, orgId);
     expect(views.app_totals).toEqual([
       { app_key: appKey, events: 500, errors: 500, failed_requests: 0, issues: 5, users: 13 },
     ]);
@@ -143,7 +143,7 @@ describe('the counter ledger', () => {
     ]);
     expect(views.outcomes).toEqual([expect.objectContaining({ app_key: appKey, reason: 'accepted', events: 500 })]);
     await foldCounters(db);
-    expect(await snapshot(appKey, userId)).toEqual({ views, issues });
+    expect(await snapshot(appKey, orgId)).toEqual({ views, issues });
   });
 
   it('drops the deltas of an app deleted before they were folded', async () => {

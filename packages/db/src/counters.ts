@@ -16,7 +16,7 @@ export interface Counter {
   readonly keys: readonly string[];
   readonly sums: readonly string[];
   /** The row whose deletion takes the counter's rows with it: deltas of a deleted one are dropped, not folded. */
-  readonly owner: 'apps' | 'users';
+  readonly owner: 'apps' | 'organizations';
 }
 
 export const counters: readonly Counter[] = [
@@ -42,13 +42,13 @@ export const counters: readonly Counter[] = [
   { table: 'outcomes', keys: ['app_key', 'hour_start', 'reason'], sums: ['events'], owner: 'apps' },
   { table: 'activity_by_prev_day', keys: ['app_key', 'kind', 'day', 'prev_day'], sums: ['links'], owner: 'apps' },
   { table: 'activity_by_hour', keys: ['app_key', 'kind', 'hour', 'prev_day'], sums: ['links'], owner: 'apps' },
-  { table: 'owner_totals', keys: ['user_id'], sums: ['users'], owner: 'users' },
+  { table: 'org_totals', keys: ['org_id'], sums: ['users'], owner: 'organizations' },
 ];
 
 const ids = (names: readonly string[]) => sql.join(names.map((name) => sql.id(name)));
 
-const ownerKey = { apps: sql`app_key`, users: sql`user_id` } as const;
-const ownerColumn = { apps: sql`app_key`, users: sql`id` } as const;
+const ownerKey = { apps: sql`app_key`, organizations: sql`org_id` } as const;
+const ownerColumn = { apps: sql`app_key`, organizations: sql`id` } as const;
 
 /**
  * Moves a counter's deltas into its folded rows, in one statement: the deltas this snapshot sees are deleted and

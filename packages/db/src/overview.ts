@@ -23,29 +23,17 @@ function ownedApps(query: OverviewQuery): RawBuilder<string[]> {
   return sql<string[]>`array(select app_key from apps where ${apps})`;
 }
 
-/**
- * The account whose distinct-user counter (owner_users, kept by the write path per apps.user_id) covers exactly the
- * organization's apps: the one who made them all and has no app elsewhere, as for every organization made by
- * migration 0018 and every personal one. Null when the apps were made by several members.
- */
-function counterOwner(query: OverviewQuery): RawBuilder<string | null> {
-  return sql<string | null>`(select min(a.user_id) from apps a where a.org_id = ${query.orgId}
-    having count(distinct a.user_id) = 1
-      and not exists (select from apps b where b.user_id = min(a.user_id) and b.org_id is distinct from ${query.orgId}))`;
-}
-
 export async function overviewTotals(db: Kysely<Database>, query: OverviewQuery): Promise<OverviewTotals> {
   if (query.from === undefined && query.to === undefined) return allTimeTotals(db, query);
   return windowTotals(db, query);
 }
 
 async function allTimeTotals(db: Kysely<Database>, query: OverviewQuery): Promise<OverviewTotals> {
-  // One app's distinct users are its own counter; over all apps, the owner's counter counts an id seen in several
-  // once. An organization whose apps several members made has no such counter: its distinct ids are counted.
+  // One app's distinct users are its own counter; over all apps, the organization's counter counts an id seen in
+  // several of them once.
   const users =
     query.appKey === undefined
-      ? sql<number>`coalesce((select users from owner_totals where user_id = ${counterOwner(query)}),
-          (select count(distinct anonymous_id) from app_users where app_key = any(${ownedApps(query)})), 0)::int8`
+      ? sql<number>`coalesce((select users from org_totals where org_id = ${query.orgId}), 0)::int8`
       : sql<number>`coalesce(sum(users), 0)::int8`;
   const { rows } = await sql<OverviewTotals>`
     select coalesce(sum(events), 0)::int8 as "events", coalesce(sum(errors), 0)::int8 as "errors",
@@ -62,8 +50,8 @@ async function windowTotals(db: Kysely<Database>, query: OverviewQuery): Promise
   const windowStart = Math.max(query.from ?? 0, 0);
   const windowEnd = query.to ?? END_OF_TIME;
   if (windowEnd <= windowStart) return { events: 0, errors: 0, failedRequests: 0, affectedUsers: 0, issues: 0 };
-  // Over all apps, the owner whose ids seen in several apps must be counted once (see counterOwner).
-  const owner = query.appKey === undefined ? counterOwner(query) : null;
+  // Over all apps, the organization whose ids seen in several apps must be counted once.
+  const owner = query.appKey === undefined ? query.orgId : null;
   const { rows } = await sql<OverviewTotals>`
     select window_events as "events", window_errors as "errors", window_failed_requests as "failedRequests",
       window_users as "affectedUsers", window_issues as "issues"

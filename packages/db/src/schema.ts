@@ -293,15 +293,16 @@ export interface IssueHoursTable {
   hours: number[];
 }
 
-/** Distinct anonymous ids over all of an account's apps, and in how many of them each was seen. */
-export interface OwnerUsersTable {
-  user_id: string;
+/** Distinct anonymous ids over all of an organization's apps, and in how many of them each was seen (migration 0019). */
+export interface OrgUsersTable {
+  org_id: string;
   anonymous_id: string;
   apps: number;
 }
 
-export interface OwnerTotalsTable {
-  user_id: string;
+/** An organization's distinct users: a counter of the ledger (counters.ts). */
+export interface OrgTotalsTable {
+  org_id: string;
   users: number;
 }
 
@@ -414,10 +415,10 @@ export interface Database {
   activity_by_hour_folded: ActivityByHourTable;
   activity_by_hour_deltas: ActivityByHourTable;
   issue_hours: IssueHoursTable;
-  owner_users: OwnerUsersTable;
-  owner_totals: OwnerTotalsTable;
-  owner_totals_folded: OwnerTotalsTable;
-  owner_totals_deltas: OwnerTotalsTable;
+  org_users: OrgUsersTable;
+  org_totals: OrgTotalsTable;
+  org_totals_folded: OrgTotalsTable;
+  org_totals_deltas: OrgTotalsTable;
   alerts: AlertsTable;
   alert_deliveries: AlertDeliveriesTable;
   issue_minutes: IssueMinutesTable;

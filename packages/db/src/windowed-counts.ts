@@ -27,8 +27,8 @@
 //     first_hour or an earlier hour.
 // So: late subjects whose next hour is not a whole hour between (their link after first_hour says where it is), plus
 // those links, plus early subjects whose hour last_hour follows an hour before first_hour, or first_hour without being
-// late. Over all of an owner's apps, an anonymous id active in k > 1 of them was counted k times: the ids seen in
-// several apps (owner_users.apps > 1; usually few) are looked up one by one. When the window lies in one hour, the
+// late. Over all of an organization's apps, an anonymous id active in k > 1 of them was counted k times: the ids seen
+// in several apps (org_users.apps > 1; usually few) are looked up one by one. When the window lies in one hour, the
 // events are simply counted (plus its deleted minutes).
 //
 // Distinct users and issues of deleted events are not known: a window whose edge hours lost events counts the subjects
@@ -44,7 +44,11 @@ const hour = sql.lit(HOUR);
 /** deleted_event_minutes counts by minute: ms / 60,000. */
 const minute = sql.lit(60_000);
 
-/** Creates (or replaces) overview_window(app_keys, owner_id, window_start, window_end). owner_id: null for one app. */
+/**
+ * Creates (or replaces) overview_window(app_keys, owner_id, window_start, window_end). owner_id: the organization whose
+ * apps app_keys are (its ids seen in several apps are counted once), null for one app. Named before organizations
+ * existed (it was the account); a function's parameter cannot be renamed in place.
+ */
 export const createOverviewWindow = sql`
   create or replace function overview_window(app_keys text[], owner_id text, window_start int8, window_end int8)
   returns table (window_events int8, window_errors int8, window_failed_requests int8, window_users int8, window_issues int8)
@@ -145,11 +149,11 @@ export const createOverviewWindow = sql`
           select from edge_subjects l where l.is_late and l.app_key = s.app_key and l.kind = s.kind and l.subject = s.subject)))
         group by s.kind
         union all
-        -- Over all of an owner's apps, an id active in k > 1 of them was counted k times.
+        -- Over all of an organization's apps, an id active in k > 1 of them was counted k times.
         select 'user', -coalesce(sum(r.apps - 1), 0) from (
-          select count(*) as apps from owner_users o
+          select count(*) as apps from org_users o
           join app_users u on u.anonymous_id = o.anonymous_id and u.app_key = any(app_keys)
-          where owner_id is not null and o.user_id = owner_id and o.apps > 1 and (
+          where owner_id is not null and o.org_id = owner_id and o.apps > 1 and (
             exists (select from activity_hours a
               where a.app_key = u.app_key and a.kind = 'user' and a.subject = u.anonymous_id and a.hour > first_hour and a.hour < last_hour)
             or exists (select from edge_subjects s where s.kind = 'user' and s.app_key = u.app_key and s.subject = u.anonymous_id))

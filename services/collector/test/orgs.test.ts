@@ -146,6 +146,28 @@ describe('organizations', () => {
     expect((await call('GET', '/api/issues', token)).body.total).toBe(2);
     expect((await call('GET', `/api/issues?org=${org.slug}`, token)).body.total).toBe(1);
   });
+
+  it('counts an id seen in apps that different members made once, all time and over a window', async () => {
+    const owner = await signUp(server);
+    const org = await newOrg(owner.token, 'Shared');
+    const admin = await joined(owner.token, org.slug, 'admin');
+    const mine = (await call('POST', '/api/apps', owner.token, { name: 'Web', type: 'web', org: org.slug })).body.app;
+    const theirs = (await call('POST', '/api/apps', admin.token, { name: 'API', type: 'web', org: org.slug })).body.app;
+    await sendBatch(server, mine.appKey, [makeEvent({ anonymousId: 'anon_both', timestamp: now - 3 * 3_600_000 })]);
+    await sendBatch(server, theirs.appKey, [
+      makeEvent({ anonymousId: 'anon_both', timestamp: now - 2 * 3_600_000 }),
+      makeEvent({ anonymousId: 'anon_api', timestamp: now - 2 * 3_600_000 }),
+    ]);
+    expect((await call('GET', `/api/overview?org=${org.slug}`, owner.token)).body.totals).toMatchObject({
+      events: 3,
+      affectedUsers: 2,
+    });
+    const window = `from=${now - 5 * 3_600_000}&to=${now}`;
+    expect((await call('GET', `/api/overview?org=${org.slug}&${window}`, admin.token)).body.totals).toMatchObject({
+      events: 3,
+      affectedUsers: 2,
+    });
+  });
 });
 
 describe('members and invitations', () => {

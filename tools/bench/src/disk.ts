@@ -133,19 +133,20 @@ async function sizes(client: pg.Client): Promise<Sizes> {
 }
 
 const ROLLUPS = new Set([
-  'app_hourly',
+  'app_hourly_folded',
   'activity_hours',
-  'activity_by_prev_day',
-  'activity_by_hour',
+  'activity_by_prev_day_folded',
+  'activity_by_hour_folded',
   'issue_hours',
   'app_users',
   'issue_users',
-  'owner_users',
-  'owner_totals',
+  'org_users',
+  'org_totals_folded',
   'issues',
-  'app_totals',
-  'outcomes',
+  'app_totals_folded',
+  'outcomes_folded',
   'issue_payload_trims',
+  'issue_contexts_folded',
 ]);
 const groupOf = (structure: string) =>
   structure === 'events' || structure === 'event_ids' ? structure : ROLLUPS.has(structure) ? 'rollups' : 'other';

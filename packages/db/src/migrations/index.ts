@@ -18,6 +18,7 @@ import * as payloadLz4 from './2026_11_23_0015_payload_lz4';
 import * as issuesHotUpdates from './2026_11_23_0016_issues_hot_updates';
 import * as counterLedger from './2026_11_25_0017_counter_ledger';
 import * as organizations from './2026_11_25_0018_organizations';
+import * as orgUsers from './2026_11_25_0019_org_users';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_21_0001_initial': initial,
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0016_issues_hot_updates': issuesHotUpdates,
   '2026_11_25_0017_counter_ledger': counterLedger,
   '2026_11_25_0018_organizations': organizations,
+  '2026_11_25_0019_org_users': orgUsers,
 };

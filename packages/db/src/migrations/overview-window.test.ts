@@ -1,4 +1,4 @@
-// overview_window() is created by migrations (0006, 0007, 0008, 0014), each from its own frozen copy of the function's
+// overview_window() is created by migrations (0006, 0007, 0008, 0014, 0019), each from its own frozen copy of the function's
 // text, and its live source is windowed-counts.ts. These tests keep the copies from drifting: the latest migration's
 // copy is the live source's text, each down restores exactly the function the migration before it created, and a
 // database migrated to the latest has the function that the live source creates. On a fresh, empty database: the
@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { emptyTestDatabaseUrl } from '../../test/database';
 import { openDatabase } from '../connection';
 import { createOverviewWindow } from '../windowed-counts';
-import { overviewWindowAsOf0014 } from './2026_11_23_0014_deleted_event_minutes';
+import { overviewWindowAsOf0019 } from './2026_11_25_0019_org_users';
 import { migrations } from './index';
 
 const database = await openDatabase({ url: await emptyTestDatabaseUrl() });
@@ -30,10 +30,10 @@ const definition = async (on: Kysely<any> = db) => {
 };
 
 describe('overview_window(): frozen copies and the live source', () => {
-  it('the latest copy in a migration (0014) is the text of windowed-counts.ts', () => {
+  it('the latest copy in a migration (0019) is the text of windowed-counts.ts', () => {
     // On failure: a change to windowed-counts.ts takes a new migration that creates the function from its own copy of
     // the new text (and restores the one before in its down); compare with that copy here.
-    const frozen = overviewWindowAsOf0014.compile(db);
+    const frozen = overviewWindowAsOf0019.compile(db);
     const live = createOverviewWindow.compile(db);
     expect(frozen.parameters).toEqual([]);
     expect(live.parameters).toEqual([]);
@@ -49,7 +49,12 @@ describe('overview_window(): frozen copies and the live source', () => {
     const asOf0008 = await definition();
     await migrateTo('2026_11_23_0014_deleted_event_minutes');
     const asOf0014 = await definition();
-    expect(new Set([asOf0006, asOf0007, asOf0008, asOf0014]).size).toBe(4);
+    await migrateTo('2026_11_25_0019_org_users');
+    const asOf0019 = await definition();
+    expect(new Set([asOf0006, asOf0007, asOf0008, asOf0014, asOf0019]).size).toBe(5);
+
+    await migrateTo('2026_11_25_0018_organizations');
+    expect(await definition()).toBe(asOf0014);
 
     await migrateTo('2026_11_23_0013_rate_leases');
     expect(await definition()).toBe(asOf0008);

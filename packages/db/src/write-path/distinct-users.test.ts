@@ -1,14 +1,16 @@
-// distinct-users.ts against a real database: distinct anonymous ids per issue, per app and per owner, exact when one id
-// is seen in several apps, in several statements and twice in one.
+// distinct-users.ts against a real database: distinct anonymous ids per issue, per app and per organization, exact when
+// one id is seen in several apps (made by several members), in several statements and twice in one.
 import { describe, expect, it } from 'vitest';
 import { batch, errorEvent, openWritePathDatabase } from './testing';
 
 const { db, newAccount, store } = await openWritePathDatabase('users');
 
 describe('write path: distinct users', () => {
-  it('counts an id seen in several apps once for the owner, once in each app, and remembers in how many apps', async () => {
-    const { userId, newApp } = await newAccount();
-    const [shop, blog] = [await newApp(), await newApp()];
+  it('counts an id seen in several apps once for the organization, once in each app, and remembers in how many apps', async () => {
+    const { orgId, newApp } = await newAccount();
+    // The second app made by another member of the organization: the count is the organization's, not its makers'.
+    const colleague = await newAccount({ orgId });
+    const [shop, blog] = [await newApp(), await colleague.newApp()];
     // One statement brings anon_both to both apps at once; later ones bring it again and add one user per app.
     await store(
       batch(shop, [
@@ -31,19 +33,15 @@ describe('write path: distinct users', () => {
       .where('app_key', 'in', [shop, blog])
       .execute();
     expect(Object.fromEntries(appUsers.map((row) => [row.app_key, row.users]))).toEqual({ [shop]: 2, [blog]: 2 });
-    const owner = await db
-      .selectFrom('owner_totals')
-      .select('users')
-      .where('user_id', '=', userId)
-      .executeTakeFirstOrThrow();
-    expect(owner.users).toBe(3);
-    const ownerUsers = await db
-      .selectFrom('owner_users')
+    const org = await db.selectFrom('org_totals').select('users').where('org_id', '=', orgId).executeTakeFirstOrThrow();
+    expect(org.users).toBe(3);
+    const orgUsers = await db
+      .selectFrom('org_users')
       .select(['anonymous_id', 'apps'])
-      .where('user_id', '=', userId)
+      .where('org_id', '=', orgId)
       .orderBy('anonymous_id')
       .execute();
-    expect(ownerUsers).toEqual([
+    expect(orgUsers).toEqual([
       { anonymous_id: 'anon_blog', apps: 1 },
       { anonymous_id: 'anon_both', apps: 2 },
       { anonymous_id: 'anon_shop', apps: 1 },
@@ -54,10 +52,10 @@ describe('write path: distinct users', () => {
       .select((eb) => eb.fn.count<number>('anonymous_id').distinct().as('users'))
       .where('app_key', 'in', [shop, blog])
       .executeTakeFirstOrThrow();
-    expect(Number(counted.users)).toBe(owner.users);
+    expect(Number(counted.users)).toBe(org.users);
   });
 
-  it("keeps one owner's ids apart from another's", async () => {
+  it("keeps one organization's ids apart from another's", async () => {
     const first = await newAccount();
     const second = await newAccount();
     const [a, b] = [await first.newApp(), await second.newApp()];
@@ -65,12 +63,12 @@ describe('write path: distinct users', () => {
       batch(a, [errorEvent(a, 'evt_1', { anonymousId: 'anon_same' })]),
       batch(b, [errorEvent(b, 'evt_1', { anonymousId: 'anon_same' })]),
     );
-    const owners = await db
-      .selectFrom('owner_totals')
-      .select(['user_id', 'users'])
-      .where('user_id', 'in', [first.userId, second.userId])
+    const orgs = await db
+      .selectFrom('org_totals')
+      .select(['org_id', 'users'])
+      .where('org_id', 'in', [first.orgId, second.orgId])
       .execute();
-    expect(owners.map((row) => row.users)).toEqual([1, 1]);
+    expect(orgs.map((row) => row.users)).toEqual([1, 1]);
   });
 
   it('records each (issue, user) pair once', async () => {

@@ -1,4 +1,4 @@
-// Distinct users (anonymous ids) per issue, per app and per owner (over all of an account's apps), each kept exact by
+// Distinct users (anonymous ids) per issue, per app and per organization (over all of its apps), each kept exact by
 // an insert that tells which ids are new. An app's users are its app_users rows, written by activity.ts together with
 // their active hours (one upsert, one row lock): user_hour_changes says which of them it created.
 import { sql } from 'kysely';
@@ -18,24 +18,24 @@ export const issueUserParts: readonly StatementPart[] = [
   }),
 ];
 
-/** After the apps' users: only an id new to an app can be new to its owner. */
-export const ownerUserParts: readonly StatementPart[] = [
+/** After the apps' users: only an id new to an app can be new to its organization. */
+export const orgUserParts: readonly StatementPart[] = [
   part({
-    name: 'new_owner_users',
+    name: 'new_org_users',
     reads: ['user_hour_changes'],
-    writes: ['owner_users'],
-    query: sql`insert into owner_users as o (user_id, anonymous_id, apps)
-    select a.user_id, c.subject, count(*) from user_hour_changes c join apps a on a.app_key = c.app_key
-    where c.created
+    writes: ['org_users'],
+    query: sql`insert into org_users as o (org_id, anonymous_id, apps)
+    select a.org_id, c.subject, count(*) from user_hour_changes c join apps a on a.app_key = c.app_key
+    where c.created and a.org_id is not null
     group by 1, 2 order by 1, 2
-    on conflict (user_id, anonymous_id) do update set apps = o.apps + excluded.apps
-    returning user_id, xmax = 0 as created`,
+    on conflict (org_id, anonymous_id) do update set apps = o.apps + excluded.apps
+    returning org_id, xmax = 0 as created`,
   }),
   part({
-    name: 'owner_user_counts',
-    reads: ['new_owner_users'],
-    writes: ['owner_totals_deltas'],
-    query: sql`insert into owner_totals_deltas (user_id, users)
-    select user_id, count(*) from new_owner_users where created group by 1`,
+    name: 'org_user_counts',
+    reads: ['new_org_users'],
+    writes: ['org_totals_deltas'],
+    query: sql`insert into org_totals_deltas (org_id, users)
+    select org_id, count(*) from new_org_users where created group by 1`,
   }),
 ];

@@ -6,7 +6,7 @@ import { type RawBuilder, sql } from 'kysely';
 import { PREPARED } from '../connection';
 import { activityParts } from './activity';
 import { alertParts } from './alerts';
-import { issueUserParts, ownerUserParts } from './distinct-users';
+import { issueUserParts, orgUserParts } from './distinct-users';
 import { eventParts } from './events';
 import { issueParts } from './issues';
 import { outcomeParts } from './outcomes';
@@ -14,7 +14,7 @@ import { type FinalQuery, type StatementPart, withParts } from './part';
 import { totalParts } from './totals';
 
 /**
- * The statement's parts in order: events, issue users, issues, active hours and their links, owner users, totals (the
+ * The statement's parts in order: events, issue users, issues, active hours and their links, organization users, totals (the
  * order of the single template this replaced), outcomes, then alerts. Each part reads only parts before it (withParts
  * checks). Every statement is the same parts in the same order, and each insert writes its rows in key order, so
  * concurrent statements lock rows alike. Every data-modifying part runs once, to completion, whether or not a later
@@ -26,7 +26,7 @@ export const statementParts: readonly StatementPart[] = [
   ...issueUserParts,
   ...issueParts,
   ...activityParts,
-  ...ownerUserParts,
+  ...orgUserParts,
   ...totalParts,
   ...outcomeParts,
   ...alertParts,

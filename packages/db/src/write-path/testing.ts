@@ -17,17 +17,28 @@ export async function openWritePathDatabase(name: string) {
   const db = database.db;
   const suffix = Math.random().toString(36).slice(2, 10);
 
-  /** A new account: its id, and a function that creates one more of its apps. */
-  async function newAccount() {
+  /**
+   * A new account in an organization of its own (or in `orgId`, another account's): its id, its organization's, and a
+   * function that creates one more app of it there.
+   */
+  async function newAccount(options: { orgId?: string } = {}) {
     const userId = `user_${name}${suffix}${Math.random().toString(36).slice(2, 8)}`;
     await db
       .insertInto('users')
       .values({ id: userId, email: `${userId}@example.com`, password_hash: '-', created_at: 0 })
       .execute();
+    const orgId = options.orgId ?? `org_${userId}`;
+    if (!options.orgId)
+      await db
+        .insertInto('organizations')
+        .values({ id: orgId, slug: orgId.replaceAll('_', '-').toLowerCase(), name, created_at: 0 })
+        .execute();
     const newApp = async () => {
       const appKey = `web_${name}${Math.random().toString(36).slice(2, 10)}`;
       await insertApp(db, {
         app_key: appKey,
+        org_id: orgId,
+        slug: appKey.replaceAll('_', '-').toLowerCase(),
         user_id: userId,
         name,
         type: 'web',
@@ -36,7 +47,7 @@ export async function openWritePathDatabase(name: string) {
       });
       return appKey;
     };
-    return { userId, newApp };
+    return { userId, orgId, newApp };
   }
 
   /** Stores the batches as EventWriter stores a group: one statement, unless a batch repeats an earlier one's eventId. */
