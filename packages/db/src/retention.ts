@@ -382,8 +382,8 @@ async function trimUnfoldedIssueDays(db: Kysely<Database>, fromDay: number): Pro
 }
 
 /**
- * issue_days rows of days before `fromDay`: no series shows them and no event can still add to them. Its folded rows have no
- * index on day (the write path would pay for one on every new issue-day), so the chunks walk its primary key once,
+ * issue_days rows of days before `fromDay`: no series shows them and no event can still add to them. Its folded rows
+ * have no index on day (the fold would pay for one on every new issue-day), so the chunks walk their primary key once,
  * each starting after the last row the one before deleted: a run reads the table once, however many rows go.
  */
 async function trimIssueDays(db: Kysely<Database>, fromDay: number, { chunk, signal }: Pace): Promise<number> {

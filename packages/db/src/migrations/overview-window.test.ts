@@ -1,5 +1,5 @@
-// overview_window() is created by migrations (0006, 0007, 0008, 0014, 0019), each from its own frozen copy of the function's
-// text, and its live source is windowed-counts.ts. These tests keep the copies from drifting: the latest migration's
+// overview_window() is created by migrations (0006, 0007, 0008, 0014, 0019), each from its own frozen copy of the
+// function's text, and its live source is windowed-counts.ts. These tests keep the copies from drifting: the latest migration's
 // copy is the live source's text, each down restores exactly the function the migration before it created, and a
 // database migrated to the latest has the function that the live source creates. On a fresh, empty database: the
 // PostgreSQL test database is shared and already migrated (global-setup.ts).

@@ -26,9 +26,9 @@ export const issueParts: readonly StatementPart[] = [
   // An issue row is locked only when its state changes. An issue this statement's snapshot does not show is inserted,
   // DO NOTHING when a concurrent statement inserted it first (this one then waits for that one's commit, once per new
   // issue): RETURNING names the issues this statement created, each exactly once, for the new-issue alerts. Known
-  // issues are not even tried: an insert checks the key's row, and waits for whoever is updating it (the fold). Its counts start at zero; the deltas
-  // below add this statement's events, as for any issue. status_changed_at carries the receipt of its first events:
-  // the time it took its first status. search_text is what the list's search reads, lower-cased once here.
+  // issues are not even tried: an insert checks the key's row, and waits for whoever is updating it (the fold). Its
+  // counts start at zero; the deltas below add this statement's events, as for any issue. status_changed_at carries
+  // the receipt of its first events: the time it took its first status. search_text is what the list's search reads, lower-cased once here.
   part({
     name: 'created_issues',
     reads: ['issue_additions', 'first_event_of_issue', 'latest_event_of_issue'],

@@ -14,10 +14,10 @@ import { type FinalQuery, type StatementPart, withParts } from './part';
 import { totalParts } from './totals';
 
 /**
- * The statement's parts in order: events, issue users, issues, active hours and their links, organization users, totals (the
- * order of the single template this replaced), outcomes, then alerts. Each part reads only parts before it (withParts
- * checks). Every statement is the same parts in the same order, and each insert writes its rows in key order, so
- * concurrent statements lock rows alike. Every data-modifying part runs once, to completion, whether or not a later
+ * The statement's parts in order: events, issue users, issues, active hours and their links, organization users,
+ * totals (the order of the single template this replaced), outcomes, then alerts. Each part reads only parts before it
+ * (withParts checks). Every statement is the same parts in the same order, and each insert that can lock a row writes
+ * its rows in key order, so concurrent statements lock rows alike (the ledger's inserts lock none: counters.ts). Every data-modifying part runs once, to completion, whether or not a later
  * part reads it; all of them see the same snapshot, which is why a part that must see another part's writes reads that
  * part's RETURNING rows rather than its table.
  */
