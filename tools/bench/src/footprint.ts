@@ -10,7 +10,7 @@
 // buffers several times; PSS shares each page among its users, and is the figure that adds up. Both are printed.
 // On PostgreSQL (your own server) only the collector's processes are counted: the database server is not the service's.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,7 @@ import {
   createEventSource,
   freePort,
   machineBusyMs,
+  processTree,
   productionNodeArgs,
 } from '@collector/tool-kit';
 import pg from 'pg';
@@ -56,23 +57,6 @@ function kindOf(pid: number): string {
   if (first.startsWith('postgres:'))
     return /\b(127\.0\.0\.1|\[local\])/.test(first) ? 'postgres: backend' : first.replace(/\s+$/, '');
   return first.split('/').pop() ?? first;
-}
-
-/** The pid and every descendant of it (the embedded server is the collector's child, in a session of its own). */
-function processTree(rootPid: number): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const tree = [rootPid];
-  for (let i = 0; i < tree.length; i++) for (const [pid, parent] of parents) if (parent === tree[i]) tree.push(pid);
-  return tree;
 }
 
 function memory(rootPid: number): Memory {

@@ -6,7 +6,6 @@
 // database runs with log_lock_waits = on and deadlock_timeout = 10ms, and every "still waiting" line the server logs
 // for it is counted (--pg-log names the server's log file; Debian's is found by itself). Nothing lost: every accepted
 // event is stored, and the app's counters equal its events.
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -15,6 +14,8 @@ import {
   createEventSource,
   fmt,
   freePort,
+  memoryMiB,
+  processTree,
   startChild,
   startCollector,
 } from '@collector/tool-kit';
@@ -48,27 +49,7 @@ interface Point {
 }
 
 /** RSS (MiB) of a process and of every process below it. */
-function treeRssMiB(pid: number): number {
-  try {
-    const out = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,rss='], { encoding: 'utf8' });
-    const rows = out
-      .trim()
-      .split('\n')
-      .map((line) => line.trim().split(/\s+/).map(Number) as [number, number, number]);
-    const tree = new Set([pid]);
-    for (let grown = true; grown; ) {
-      grown = false;
-      for (const [child, parent] of rows)
-        if (tree.has(parent) && !tree.has(child)) {
-          tree.add(child);
-          grown = true;
-        }
-    }
-    return rows.filter(([p]) => tree.has(p)).reduce((sum, [, , rss]) => sum + rss, 0) / 1024;
-  } catch {
-    return Number.NaN;
-  }
-}
+const treeRssMiB = (pid: number): number => processTree(pid).reduce((sum, each) => sum + (memoryMiB(each).rss || 0), 0);
 
 /** The server's log file: --pg-log, or Debian's for the server's major version. */
 function findPgLog(given: string | undefined, version: string): string | undefined {

@@ -41,6 +41,19 @@ function readStat(pid: number | string): Stat | undefined {
   };
 }
 
+/** The pid and every descendant of it (e.g. a collector's workers, and the embedded server it started). */
+export function processTree(rootPid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(entry);
+    if (stat) parents.set(stat.pid, stat.ppid);
+  }
+  const tree = [rootPid];
+  for (let i = 0; i < tree.length; i++) for (const [pid, parent] of parents) if (parent === tree[i]) tree.push(pid);
+  return tree;
+}
+
 /** CPU time (ms) a process has used so far. */
 export function processCpuMs(pid: number): number {
   return readStat(pid)?.cpu ?? Number.NaN;
