@@ -6,7 +6,7 @@
 // issues_live adds the unfolded part. Spike alerts are decided by the fold of the per-minute counts
 // (write-path/alerts.ts). Sentry, GitLab and Discourse buffer counters in Redis and are only eventually exact; this is
 // the same idea inside PostgreSQL's transaction.
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from './schema';
 import { foldSpikes } from './write-path/alerts';
 
@@ -68,17 +68,22 @@ function foldCounter({ table, keys, sums, owner }: Counter) {
 }
 
 /**
+ * Issue deltas added up per issue: what the fold adds to an issue's row, and what the list adds to its folded values
+ * to sort by exact ones. `deltas`: issue_deltas, or rows taken from it.
+ */
+export const sumIssueDeltas = (deltas: RawBuilder<unknown>) =>
+  sql`select app_key, fingerprint, sum(events) as events, sum(users) as users, min(first_seen) as first_seen,
+      max(last_seen) as last_seen,
+      (array_agg(level order by last_seen desc))[1] as level,
+      (array_agg(last_release order by last_seen desc) filter (where last_release is not null))[1] as last_release
+    from ${deltas} group by 1, 2`;
+
+/**
  * Issues' deltas into their rows. The folder is the only writer of these columns, so it locks an issue's row only for
  * this statement (triage may wait that long); the write path never locks a row to count.
  */
 const foldIssues = sql`with moved as (delete from issue_deltas returning *),
-  summed as (
-    select app_key, fingerprint, sum(events) as events, sum(users) as users, min(first_seen) as first_seen,
-      max(last_seen) as last_seen,
-      (array_agg(level order by last_seen desc))[1] as level,
-      (array_agg(last_release order by last_seen desc) filter (where last_release is not null))[1] as last_release
-    from moved group by 1, 2
-  )
+  summed as (${sumIssueDeltas(sql`moved`)})
   update issues i set
     event_count = i.event_count + s.events,
     user_count = i.user_count + s.users,

@@ -13,6 +13,7 @@ import {
   type StoredEvent,
 } from '@collector/domain';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { sumIssueDeltas } from './counters';
 import type { Database, IssueRow } from './schema';
 
 export function toIssue(row: IssueRow): Issue {
@@ -116,11 +117,7 @@ export async function listIssues(
     ? sql`where (m.sort_key, m.app_key, m.fingerprint) < (${after.value}::int8, ${after.appKey}, ${after.fingerprint})`
     : sql``;
   const { rows } = await sql<IssueRow & { total: number }>`
-    with deltas as (
-      select app_key, fingerprint, sum(events) as events, sum(users) as users, min(first_seen) as first_seen,
-        max(last_seen) as last_seen
-      from issue_deltas group by 1, 2
-    ),
+    with deltas as (${sumIssueDeltas(sql`issue_deltas`)}),
     matching as materialized (
       select i.app_key, i.fingerprint, ${column} as sort_key from issues i join apps a on a.app_key = i.app_key
       left join deltas d on d.app_key = i.app_key and d.fingerprint = i.fingerprint
