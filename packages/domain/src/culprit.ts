@@ -32,19 +32,22 @@ function frameName(fn: string): string {
 }
 
 export interface CulpritInput {
+  type?: string | undefined;
   stack?: string | undefined;
-  request?: { method: string; url: string } | undefined;
+  request?: { method?: string | undefined; url: string } | undefined;
 }
 
 /**
  * For a failed request its method and URL path with record ids replaced, as the issue groups them
  * (`GET /api/orders/<id>`); otherwise `function (file)` of the innermost in-app frame of the stack (the innermost
- * frame when none is in-app).
+ * frame when none is in-app), and for an error without a stack the request it happened in.
  * Null when the event has neither a frame nor a request.
  */
 export function culpritOf(event: CulpritInput): string | null {
-  if (event.request) {
-    return `${event.request.method.toUpperCase()} ${filePath(normalizeUrl(event.request.url))}`.slice(0, CULPRIT_CHARS);
+  const request = event.request;
+  if (request && (event.type === 'request' || !event.stack)) {
+    const path = filePath(normalizeUrl(request.url));
+    return (request.method ? `${request.method.toUpperCase()} ${path}` : path).slice(0, CULPRIT_CHARS);
   }
   if (event.stack) {
     let innermost: string | null = null;

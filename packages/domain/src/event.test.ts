@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { displayMessage, errorTypeOf, eventSchema, judgeEvent } from './event';
-import { computeFingerprint } from './fingerprint';
+import { computeFingerprint, GROUPING_VERSION } from './fingerprint';
 import { limits } from './limits';
 
 const APP_KEY = 'web_0123456789abcdef';
@@ -59,6 +59,7 @@ describe('judgeEvent: accepted events', () => {
       timestamp: RECEIVED_AT,
       appKey: APP_KEY,
       fingerprint: computeFingerprint({ errorType: 'error' }),
+      grouping: GROUPING_VERSION,
     });
     expect(event.fingerprint).toMatch(/^error:[0-9a-f]{16}$/);
   });
@@ -332,14 +333,14 @@ describe('judgeEvent: unknown fields and prototype safety', () => {
   it('strips unknown fields at every level', () => {
     const event = accepted(
       valid({
-        extra: 'x',
+        bogus: 'x',
         receivedAt: 1,
         clientTimestamp: 5,
         request: { method: 'GET', url: '/a', secret: 'y' },
         breadcrumbs: [{ message: 'm', bogus: true }],
       }),
     );
-    expect(event).not.toHaveProperty('extra');
+    expect(event).not.toHaveProperty('bogus');
     expect(event).not.toHaveProperty('receivedAt');
     expect(event.clientTimestamp).toBeUndefined();
     expect(event.request).toEqual({ method: 'GET', url: '/a' });
@@ -375,18 +376,22 @@ describe('eventSchema', () => {
 
 describe('displayMessage and errorTypeOf', () => {
   it('uses the message when there is one', () => {
-    expect(displayMessage({ message: 'boom', request: { method: 'get', url: '/a' } })).toBe('boom');
+    expect(displayMessage({ type: 'request', message: 'boom', request: { method: 'get', url: '/a' } })).toBe('boom');
   });
 
   it('names a failed request without its query', () => {
     expect(
-      displayMessage({ request: { method: 'post', url: 'https://api.example.com/orders?id=7#x', status: 502 } }),
+      displayMessage({
+        type: 'request',
+        request: { method: 'post', url: 'https://api.example.com/orders?id=7#x', status: 502 },
+      }),
     ).toBe('POST https://api.example.com/orders failed with 502');
-    expect(displayMessage({ request: { method: 'GET', url: '/ping' } })).toBe('GET /ping failed');
+    expect(displayMessage({ type: 'request', request: { method: 'GET', url: '/ping' } })).toBe('GET /ping failed');
   });
 
-  it('is empty without message or request', () => {
-    expect(displayMessage({})).toBe('');
+  it("is empty without message or request, and an error's request does not name it", () => {
+    expect(displayMessage({ type: 'error' })).toBe('');
+    expect(displayMessage({ type: 'error', request: { method: 'GET', url: '/checkout' } })).toBe('');
   });
 
   it('falls back to the event type for errorType', () => {

@@ -1,7 +1,8 @@
 // What an SDK may send, and how one event is judged on its own: accepted in normalised form, or rejected with a reason.
 import { z } from 'zod';
-import { computeFingerprint } from './fingerprint';
-import { eventFieldChars, limits } from './limits';
+import { boundEventData } from './event-data';
+import { computeFingerprint, GROUPING_VERSION } from './fingerprint';
+import { eventDataLimits, eventFieldChars, limits } from './limits';
 import { scanJson, storableCopy, truncateUtf8 } from './text';
 import { detailsOf, summarize } from './validation';
 
@@ -40,11 +41,22 @@ const breadcrumbInputSchema = breadcrumbSchema.extend({
   message: truncatedTo(limits.breadcrumbMessageBytes).optional(),
 });
 
+/**
+ * A request: for a failed request (type "request") the one that failed, with its method; for an error, the HTTP
+ * request it happened in (what Sentry's SDKs send as `request`). Headers, query and data are scrubbed and bounded
+ * (event-data.ts).
+ */
 export const requestInfoSchema = z.object({
-  method: z.string().regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method'),
+  method: z
+    .string()
+    .regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method')
+    .optional(),
   url: z.string().min(1).max(eventFieldChars.url),
   status: z.int().min(0).max(999).optional(),
   durationMs: z.number().min(0).max(86_400_000).optional(),
+  query: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  data: z.unknown().optional(),
 });
 
 /** Severity, in Sentry's words: SDKs that send it are kept as they are; the batch SDK may send it too. */
@@ -61,9 +73,30 @@ export const stackFrameSchema = z.object({
   line: z.int().min(0).max(100_000_000).optional(),
   column: z.int().min(0).max(100_000_000).optional(),
   inApp: z.boolean().optional(),
+  module: z.string().max(limits.frameFunctionChars).optional(),
+  /** The frame's full path or URL, when `file` is a shorter name for it. */
+  absPath: z.string().max(limits.frameFileChars).optional(),
+  /** The source line and the lines around it, as the SDK read them. */
+  contextLine: z.string().max(eventDataLimits.contextLineChars).optional(),
+  preContext: z.array(z.string().max(eventDataLimits.contextLineChars)).max(eventDataLimits.contextLines).optional(),
+  postContext: z.array(z.string().max(eventDataLimits.contextLineChars)).max(eventDataLimits.contextLines).optional(),
 });
 
 export type StackFrame = z.output<typeof stackFrameSchema>;
+
+/** One exception of a chain (Sentry's `exception.values[]`), its frames innermost first like the event's own. */
+export const exceptionSchema = z.object({
+  type: z.string().max(eventFieldChars.errorType).optional(),
+  value: z.string().max(eventDataLimits.exceptionValueChars).optional(),
+  module: z.string().max(limits.frameFunctionChars).optional(),
+  mechanism: z.object({ type: z.string().max(64).optional(), handled: z.boolean().optional() }).optional(),
+  frames: z.array(stackFrameSchema).max(limits.stackFrames),
+});
+
+export type EventException = z.output<typeof exceptionSchema>;
+
+const userFieldSchema = z.string().max(eventDataLimits.userFieldChars).optional();
+const nameSchema = z.string().max(eventDataLimits.nameChars).optional();
 
 /** Fields with the same rule on the way in and on the way out. */
 const eventFields = {
@@ -85,6 +118,32 @@ const eventFields = {
   environment: z.string().max(eventFieldChars.environment).optional(),
   level: z.enum(eventLevels).optional(),
   frames: z.array(stackFrameSchema).max(limits.stackFrames).optional(),
+  /** Sentry's event data (contract, third release): bounded and scrubbed by boundEventData, cuts named in `cut`. */
+  tags: z.record(z.string(), z.string()).optional(),
+  contexts: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  extra: z.record(z.string(), z.unknown()).optional(),
+  user: z
+    .object({ id: userFieldSchema, email: userFieldSchema, username: userFieldSchema, ip_address: userFieldSchema })
+    .optional(),
+  /** Whether the SDK caught the error itself (false: it crashed the program or reached a global handler). */
+  handled: z.boolean().nullable().optional(),
+  /** The exception chain, the cause first and the main exception last, as Sentry orders it. */
+  exceptions: z.array(exceptionSchema).max(eventDataLimits.exceptions).optional(),
+  /** A thread's stack, kept when the event has no exception stack (sentry-go's messages). */
+  threads: z
+    .array(
+      z.object({
+        name: nameSchema,
+        crashed: z.boolean().optional(),
+        current: z.boolean().optional(),
+        frames: z.array(stackFrameSchema).max(limits.stackFrames),
+      }),
+    )
+    .max(1)
+    .optional(),
+  logger: nameSchema,
+  serverName: nameSchema,
+  transaction: nameSchema,
 };
 
 /** What an SDK sends: long texts are truncated rather than rejected, unknown fields dropped. */
@@ -107,6 +166,12 @@ export const storedEventSchema = z.object({
   breadcrumbs: z.array(breadcrumbSchema).optional(),
   /** The time the SDK claimed, kept when it was out of range and replaced by the time of receipt. */
   clientTimestamp: z.number().optional(),
+  /** The parts cut for being over their limit: `tags`, `contexts`, `extra`, `request.data`... */
+  cut: z.array(z.string()).optional(),
+  /** The grouping version that made `fingerprint`; absent when the client sent its own. */
+  grouping: z.int().optional(),
+  /** The previous grouping version's fingerprint, when it differs: an existing issue under it takes the event. */
+  previousFingerprint: z.string().optional(),
 });
 
 export type EventInput = z.input<typeof eventSchema>;
@@ -118,20 +183,83 @@ export type EventVerdict =
   | { ok: false; eventId: string | undefined; message: string };
 
 /** The message an issue shows: the error's own, or for a failed request a line naming it. */
-export function displayMessage(event: Pick<StoredEvent, 'message' | 'request'>): string {
+export function displayMessage(event: Pick<StoredEvent, 'message' | 'request' | 'type'>): string {
   if (event.message) return event.message;
-  if (event.request) {
-    const { method, url, status } = event.request;
+  if (event.request && event.type === 'request') {
+    const { method = 'GET', url, status } = event.request;
     return `${method.toUpperCase()} ${url.split(/[?#]/, 1)[0]} ${status ? `failed with ${status}` : 'failed'}`;
   }
   return '';
+}
+
+/**
+ * The frames an event is shown and grouped by: its own (the batch endpoint's), else its main exception's (a Sentry
+ * event keeps its frames once, in its exception chain), else a thread's.
+ */
+export function framesOf(event: Pick<StoredEvent, 'frames' | 'exceptions' | 'threads'>): StackFrame[] | undefined {
+  return event.frames ?? event.exceptions?.at(-1)?.frames ?? event.threads?.[0]?.frames;
+}
+
+/** A stored event as the API returns it: `frames` from its chain when it has none of its own, `handled` null if unknown. */
+export function presentEvent<T extends StoredEvent>(event: T): T {
+  const frames = event.frames === undefined ? framesOf(event) : undefined;
+  if (frames === undefined && event.handled !== undefined) return event;
+  return { ...event, ...(frames !== undefined && frames.length > 0 && { frames }), handled: event.handled ?? null };
 }
 
 export function errorTypeOf(event: Pick<StoredEvent, 'errorType' | 'type'>): string {
   return event.errorType ?? event.type;
 }
 
-export function judgeEvent(raw: unknown, context: { appKey: string; receivedAt: number }): EventVerdict {
+/**
+ * The event's fingerprint under the current grouping version, and under the previous one when that differs. The
+ * previous version is computed from what it read: a Sentry error's request and a thread's stack took no part then.
+ */
+export function fingerprintsOf(
+  event: Pick<StoredEvent, 'type' | 'errorType' | 'message' | 'stack' | 'request' | 'threads'>,
+  source: 'batch' | 'sentry',
+): { fingerprint: string; grouping: number; previous?: string } {
+  const errorType = errorTypeOf(event);
+  const fingerprint = computeFingerprint(
+    {
+      errorType,
+      message: event.message,
+      stack: event.stack,
+      request: event.type === 'request' ? event.request : undefined,
+    },
+    GROUPING_VERSION,
+  );
+  const previousRequest = source === 'batch' || event.type === 'request' ? event.request : undefined;
+  const previousStack = source === 'sentry' && event.threads ? undefined : event.stack;
+  // The previous version costs a second fingerprint only when it can differ: most events have no short prefixed id.
+  const mayDiffer =
+    previousStack !== event.stack ||
+    previousRequest !== (event.type === 'request' ? event.request : undefined) ||
+    MAYBE_PREFIXED_ID.test(event.message?.slice(0, 2048) ?? '') ||
+    (previousRequest !== undefined && MAYBE_PREFIXED_ID.test(previousRequest.url.slice(0, 2048)));
+  if (!mayDiffer) return { fingerprint, grouping: GROUPING_VERSION };
+  const previous = computeFingerprint(
+    { errorType, message: event.message, stack: previousStack, request: previousRequest },
+    1,
+  );
+  return previous === fingerprint
+    ? { fingerprint, grouping: GROUPING_VERSION }
+    : { fingerprint, grouping: GROUPING_VERSION, previous };
+}
+
+/** What a short prefixed id needs (letter, separator, a digit later in the run): a cheap test before grouping twice. */
+const MAYBE_PREFIXED_ID = /[A-Za-z][_-][A-Za-z0-9]*\d/;
+
+export interface JudgeContext {
+  appKey: string;
+  receivedAt: number;
+  /** Where the event came from: a Sentry event's request took no part in its grouping before version 2. */
+  source?: 'batch' | 'sentry';
+  /** False: the user's `ip_address` is dropped (STORE_IP). */
+  storeIp?: boolean;
+}
+
+export function judgeEvent(raw: unknown, context: JudgeContext): EventVerdict {
   const claimedId =
     typeof raw === 'object' && raw !== null && 'eventId' in raw && typeof raw.eventId === 'string'
       ? raw.eventId.slice(0, 80)
@@ -149,17 +277,29 @@ export function judgeEvent(raw: unknown, context: { appKey: string; receivedAt: 
   if (input.appKey !== undefined && input.appKey !== context.appKey) {
     return { ok: false, eventId: input.eventId, message: "appKey: differs from the batch's appKey" };
   }
+  if (input.type === 'request' && input.request && input.request.method === undefined) {
+    return { ok: false, eventId: input.eventId, message: 'request.method: is required' };
+  }
   // zod's output is a new object of our own: it is completed in place rather than copied (ingestion's hot path).
   const event = input as StoredEvent;
   event.appKey = context.appKey;
-  event.fingerprint =
-    input.fingerprint ??
-    computeFingerprint({
-      errorType: errorTypeOf(input),
-      message: input.message,
-      stack: input.stack,
-      request: input.request,
-    });
+  if (input.fingerprint === undefined) {
+    const { fingerprint, grouping, previous } = fingerprintsOf(input, context.source ?? 'batch');
+    event.fingerprint = fingerprint;
+    event.grouping = grouping;
+    if (previous !== undefined) event.previousFingerprint = previous;
+  }
+  if (
+    input.tags ||
+    input.contexts ||
+    input.extra ||
+    input.user ||
+    input.request ||
+    input.breadcrumbs ||
+    input.url?.includes('?')
+  ) {
+    boundEventData(event, { storeIp: context.storeIp ?? true });
+  }
   const { timestamp } = input;
   if (timestamp > context.receivedAt + limits.futureSkewMs || timestamp < context.receivedAt - limits.maxEventAgeMs) {
     event.timestamp = context.receivedAt;

@@ -8,6 +8,24 @@ const UUID_PATTERN = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 const DECIMAL_PATTERN = /\d+(?:\.\d+)+/g;
 const TOKEN_PATTERN = /[0-9a-z]+/gi;
 
+/**
+ * Grouping versions: an issue records the version that made its fingerprint. Version 2 normalises short prefixed ids
+ * (`ch_1002`, `ord_42`, `u-17`) in messages and URLs, and reads a request only for failed requests. An event is matched
+ * under the current version first, then the previous one (write path), so an upgrade splits no issue.
+ */
+export const GROUPING_VERSION = 2;
+export type GroupingVersion = 1 | 2;
+
+/** A short prefix, a separator, then digits or a longer run of letters and digits with a digit: `ch_1002`, `ord_42`. */
+const PREFIXED_ID_PATTERN = /\b[A-Za-z]{1,8}[_-][A-Za-z0-9]+\b/g;
+
+function isPrefixedId(text: string): boolean {
+  const separator = text.search(/[_-]/);
+  if (separator < 1 || separator > 8) return false;
+  const rest = text.slice(separator + 1);
+  return /^\d+$/.test(rest) || (rest.length >= 6 && /^[A-Za-z0-9]+$/.test(rest) && hasDigit(rest));
+}
+
 /** Only so much of a message decides its group; the rest is never scanned. */
 const MESSAGE_SCAN_CHARS = 2048;
 
@@ -33,13 +51,14 @@ function isVariableToken(token: string): boolean {
  * The message with what varies between occurrences (URLs, ids, numbers) replaced by placeholders.
  * Hex ids and numbers share one placeholder: an id that happens to be all digits must group with the others.
  */
-export function normalizeMessage(message: string): string {
+export function normalizeMessage(message: string, version: GroupingVersion = GROUPING_VERSION): string {
   let text = message.slice(0, MESSAGE_SCAN_CHARS);
   // Each pass only where it can match (a URL has "://", a uuid has "-", the rest need a digit): most messages need
   // one or two of the five, and this runs for every event received.
   if (text.includes('://')) text = text.replace(URL_PATTERN, '<url>');
   if (text.includes('-')) text = text.replace(UUID_PATTERN, '<uuid>');
   if (hasDigit(text)) {
+    if (version >= 2) text = text.replace(PREFIXED_ID_PATTERN, (token) => (isPrefixedId(token) ? '<id>' : token));
     text = text
       .replace(DECIMAL_PATTERN, '<n>')
       .replace(TOKEN_PATTERN, (token) =>
@@ -50,23 +69,24 @@ export function normalizeMessage(message: string): string {
 }
 
 /** A path segment that names one record rather than an endpoint: 17, 3f9a2c1b, a uuid, a long random token. */
-function isIdSegment(segment: string): boolean {
+function isIdSegment(segment: string, version: GroupingVersion): boolean {
   return (
     /^\d+$/.test(segment) ||
+    (version >= 2 && isPrefixedId(segment)) ||
     (segment.length >= 6 && /^[0-9a-f-]+$/i.test(segment) && /\d/.test(segment)) ||
     (segment.length >= 16 && /^[\w-]+$/.test(segment) && /\d/.test(segment) && /[a-z]/i.test(segment))
   );
 }
 
 /** A URL reduced to what identifies an endpoint: origin and path, record ids in the path replaced (versions like v1 stay). */
-export function normalizeUrl(url: string): string {
+export function normalizeUrl(url: string, version: GroupingVersion = GROUPING_VERSION): string {
   const withoutQuery = url.split(/[?#]/, 1)[0] ?? '';
   return withoutQuery
     .split('/')
     .map((segment) => {
       const dot = segment.lastIndexOf('.');
       const [stem, extension] = dot > 0 ? [segment.slice(0, dot), segment.slice(dot)] : [segment, ''];
-      return isIdSegment(stem) ? `<id>${extension}` : segment;
+      return isIdSegment(stem, version) ? `<id>${extension}` : segment;
     })
     .join('/');
 }
@@ -173,14 +193,15 @@ export interface FingerprintInput {
   errorType: string;
   message?: string | undefined;
   stack?: string | undefined;
-  request?: { method: string; url: string; status?: number | undefined } | undefined;
+  request?: { method?: string | undefined; url: string; status?: number | undefined } | undefined;
 }
 
-export function computeFingerprint(input: FingerprintInput): string {
+export function computeFingerprint(input: FingerprintInput, version: GroupingVersion = GROUPING_VERSION): string {
   const prefix = fingerprintPrefix(input.errorType);
-  const parts = [prefix, normalizeMessage(input.message ?? '')];
+  const parts = [prefix, normalizeMessage(input.message ?? '', version)];
   if (input.request) {
-    parts.push(`${input.request.method.toUpperCase()} ${normalizeUrl(input.request.url)} ${input.request.status ?? 0}`);
+    const { method = '', url, status = 0 } = input.request;
+    parts.push(`${method.toUpperCase()} ${normalizeUrl(url, version)} ${status}`);
   }
   if (input.stack) parts.push(...topFrames(input.stack));
   return `${prefix}:${hash64(parts.join('\n'))}`;

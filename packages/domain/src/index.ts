@@ -5,6 +5,7 @@ export * from './app-schemas';
 export * from './culprit';
 export * from './errors';
 export * from './event';
+export * from './event-data';
 export * from './fingerprint';
 export * from './issue';
 export * from './limits';

@@ -22,6 +22,8 @@ export interface Issue {
   culprit: string | null;
   level: EventLevel;
   lastRelease: string | null;
+  /** The grouping version that made the fingerprint; null when the client sent its own. */
+  groupingVersion: number | null;
 }
 
 export function issueId(appKey: string, fingerprint: string): string {

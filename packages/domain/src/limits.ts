@@ -39,6 +39,33 @@ export const eventFieldChars = {
   breadcrumbLevel: 16,
 } as const;
 
+/**
+ * Sentry's event data kept beside the collector's own fields (contract, "Sentry's event data, kept and searchable").
+ * Over-limit parts are cut, not rejected, and the event's `cut` names them.
+ */
+export const eventDataLimits = {
+  tags: 50,
+  tagKeyChars: 32,
+  tagValueChars: 200,
+  /** contexts, extra and a request's data, each measured as JSON. */
+  contextsBytes: 8 * 1024,
+  extraBytes: 16 * 1024,
+  requestDataBytes: 8 * 1024,
+  /** A request's headers, and the length of each value; its query string. */
+  requestHeaders: 64,
+  headerValueChars: 1024,
+  queryChars: 2048,
+  /** The exception chain: the main exception and its nearest causes. */
+  exceptions: 10,
+  exceptionValueChars: 8 * 1024,
+  /** Source lines around a frame's line, each side, and the length of each. */
+  contextLines: 5,
+  contextLineChars: 256,
+  userFieldChars: 256,
+  /** logger, serverName, transaction. */
+  nameChars: 256,
+} as const;
+
 export const sessionPolicy = {
   /** Idle time after which a session ends; each use slides it forward. */
   idleMs: 30 * 24 * 60 * 60 * 1000,

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { judgeEvent, type StoredEvent } from '../event';
+import { framesOf, judgeEvent, type StoredEvent } from '../event';
 import { computeFingerprint } from '../fingerprint';
 import { limits } from '../limits';
 import { anonymousIdFor, fromSentryEvent, sentryTimestamp } from './event';
@@ -38,6 +38,7 @@ function judged(event: Json): StoredEvent {
   const verdict = judgeEvent(fromSentryEvent(event, { receivedAt: RECEIVED_AT, eventId: 'generated' }), {
     appKey: APP_KEY,
     receivedAt: RECEIVED_AT,
+    source: 'sentry',
   });
   if (!verdict.ok) throw new Error(`rejected: ${verdict.message}`);
   return verdict.event;
@@ -74,8 +75,8 @@ describe('fromSentryEvent on what the real SDKs send', () => {
     expect(lines[0]).toBe('TypeError: card declined for amount 1999');
     expect(lines[1]).toMatch(/^ {4}at chargeCard \(\/.*node-client\.mjs:11:9\)$/);
     expect(lines[2]).toMatch(/^ {4}at checkout \(/);
-    expect(event.frames?.[0]).toMatchObject({ function: 'chargeCard', line: 11, column: 9, inApp: true });
-    expect(event.frames?.at(-1)).toMatchObject({ inApp: false, file: 'node:internal/modules/run_main' });
+    expect(framesOf(event)?.[0]).toMatchObject({ function: 'chargeCard', line: 11, column: 9, inApp: true });
+    expect(framesOf(event)?.at(-1)).toMatchObject({ inApp: false, file: 'node:internal/modules/run_main' });
     expect(event.breadcrumbs?.some((crumb) => crumb.message === 'added item 42' && crumb.category === 'cart')).toBe(
       true,
     );
@@ -112,7 +113,7 @@ describe('fromSentryEvent on what the real SDKs send', () => {
       release: 'billing@3.0.1',
       anonymousId: 'anon_py-user-3',
     });
-    expect(event.frames?.[0]).toMatchObject({
+    expect(framesOf(event)?.[0]).toMatchObject({
       function: 'parse_invoice',
       file: 'python-client.py',
       line: 13,
@@ -133,7 +134,7 @@ describe('fromSentryEvent on what the real SDKs send', () => {
     });
     expect(uncaught.url).toMatch(/\/checkout\?step=2$/);
     expect(uncaught.userAgent).toMatch(/HeadlessChrome/);
-    expect(uncaught.frames?.[0]).toMatchObject({ function: 'renderCart', inApp: true });
+    expect(framesOf(uncaught)?.[0]).toMatchObject({ function: 'renderCart', inApp: true });
     expect(fixtureWith('payment declined').event.errorType).toBe('Error');
     // captureMessage attaches a synthetic exception, without a type, only to carry a stack.
     expect(fixtureWith('checkout opened without items').event).toMatchObject({ errorType: 'Message', level: 'info' });
@@ -174,7 +175,7 @@ describe('fromSentryEvent, field by field', () => {
     expect(event.stack).toBe(
       'SaveError: could not save\n    at save (app.js:1)\nCaused by: IOError: disk full\n    at write (app.js:1)',
     );
-    expect(event.frames).toEqual([{ function: 'save', file: 'app.js', line: 1 }]);
+    expect(framesOf(event)).toEqual([{ function: 'save', file: 'app.js', line: 1 }]);
   });
 
   it('message from message, message.formatted, logentry.formatted or logentry.message', () => {
@@ -215,7 +216,7 @@ describe('fromSentryEvent, field by field', () => {
       lineno: i,
     }));
     const event = map({ exception: { values: [{ type: 'E', value: 'v', stacktrace: { frames } }] } });
-    const kept = event.frames as Json[];
+    const kept = framesOf(event) as Json[];
     expect(kept).toHaveLength(limits.stackFrames);
     expect(kept[0]).toMatchObject({ line: 299 });
     expect((kept[0]!.function as string).length).toBe(limits.frameFunctionChars);

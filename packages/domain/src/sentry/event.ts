@@ -3,7 +3,7 @@
 // fingerprint and the timestamp clamp are applied in one place. Fields the collector has no place for are left out.
 import { type EventLevel, eventLevels } from '../event';
 import { computeFingerprint, fingerprintPrefix, hash64 } from '../fingerprint';
-import { eventFieldChars, limits } from '../limits';
+import { eventDataLimits, eventFieldChars, limits } from '../limits';
 
 type Json = Record<string, unknown>;
 
@@ -83,11 +83,24 @@ interface MappedFrame {
   line?: number;
   column?: number;
   inApp?: boolean;
+  module?: string;
+  absPath?: string;
+  contextLine?: string;
+  preContext?: string[];
+  postContext?: string[];
+}
+
+/** Source lines around a frame, as bounded strings; the ones nearest the frame's line kept. */
+function contextLinesAt(value: unknown, nearestLast: boolean): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const lines = value.filter((line): line is string => typeof line === 'string');
+  const kept = nearestLast ? lines.slice(-eventDataLimits.contextLines) : lines.slice(0, eventDataLimits.contextLines);
+  return kept.length > 0 ? kept.map((line) => line.slice(0, eventDataLimits.contextLineChars)) : undefined;
 }
 
 /** Sentry lists frames outermost first; the collector keeps them innermost first, as stack texts read. */
-function framesOf(exception: Json | undefined): MappedFrame[] {
-  const frames = objectAt(exception?.stacktrace)?.frames;
+function framesOf(holder: Json | undefined): MappedFrame[] {
+  const frames = objectAt(holder?.stacktrace)?.frames;
   if (!Array.isArray(frames)) return [];
   const mapped: MappedFrame[] = [];
   for (let i = frames.length - 1; i >= 0 && mapped.length < limits.stackFrames; i--) {
@@ -108,6 +121,16 @@ function framesOf(exception: Json | undefined): MappedFrame[] {
     if (line !== undefined) one.line = line;
     if (column !== undefined) one.column = column;
     if (typeof frame.in_app === 'boolean') one.inApp = frame.in_app;
+    const module = clip(stringAt(frame.module), limits.frameFunctionChars);
+    if (module !== undefined) one.module = module;
+    const absPath = clip(stringAt(frame.abs_path), limits.frameFileChars);
+    if (absPath !== undefined && absPath !== file) one.absPath = absPath;
+    const contextLine = typeof frame.context_line === 'string' ? frame.context_line : undefined;
+    if (contextLine !== undefined) one.contextLine = contextLine.slice(0, eventDataLimits.contextLineChars);
+    const pre = contextLinesAt(frame.pre_context, true);
+    if (pre) one.preContext = pre;
+    const post = contextLinesAt(frame.post_context, false);
+    if (post) one.postContext = post;
     mapped.push(one);
   }
   return mapped;
@@ -206,14 +229,17 @@ function sdkVersionOf(sdk: Json | undefined): string | undefined {
  * characters, a breadcrumb's data nested too deep). Texts the collector would truncate are left whole here.
  */
 export function fromSentryEvent(event: Json, context: SentryMappingContext): Json {
-  const chain = listAt(event.exception).filter(isObject);
+  // The main exception and its nearest causes: a chain longer than the limit loses its deepest causes.
+  const chain = listAt(event.exception).filter(isObject).slice(-eventDataLimits.exceptions);
   const main = chain.at(-1);
-  const mechanism = stringAt(objectAt(main?.mechanism)?.type);
+  const mainMechanism = objectAt(main?.mechanism);
+  const mechanism = stringAt(mainMechanism?.type);
   const request = objectAt(event.request);
-  const response = objectAt(objectAt(event.contexts)?.response);
+  const contexts = contextsOf(event.contexts);
+  const response = objectAt(contexts?.response);
   const message = stringAt(main?.value) ?? messageOf(event);
   // A message event may carry a synthetic exception only to hold its stack (the browser SDK's captureMessage): no type.
-  const synthetic = objectAt(main?.mechanism)?.synthetic === true;
+  const synthetic = mainMechanism?.synthetic === true;
   const errorType = clip(
     stringAt(main?.type) ?? (!main || synthetic ? MESSAGE_ERROR_TYPE : 'Error'),
     eventFieldChars.errorType,
@@ -224,12 +250,15 @@ export function fromSentryEvent(event: Json, context: SentryMappingContext): Jso
     mechanism?.startsWith(HTTP_CLIENT_MECHANISM) === true && method !== undefined && url !== undefined;
   const status = integerAt(response?.status_code);
   const framesByException = chain.map(framesOf);
-  const stack = stackText(chain, framesByException);
-  const frames = framesByException.at(-1) ?? [];
+  let stack = stackText(chain, framesByException);
+  // No exception stack: a thread's (sentry-go puts a message's stack there), the crashed one, else the current one.
+  const thread = stack === undefined ? threadWithStack(event.threads) : undefined;
+  if (thread) stack = [`${errorType}: ${message ?? ''}`, ...thread.frames.map(frameLine)].join('\n');
   const eventId = stringAt(event.event_id) ?? context.eventId;
   const timestamp = sentryTimestamp(event.timestamp) ?? context.receivedAt;
   const sdk = objectAt(event.sdk);
-  const userAgent = headerValue(request?.headers, 'user-agent');
+  const headers = headersOf(request?.headers);
+  const userAgent = headers?.['user-agent'] ?? headerValue(request?.headers, 'user-agent');
 
   const mapped: Json = {
     eventId: `evt_${eventId}`,
@@ -238,8 +267,6 @@ export function fromSentryEvent(event: Json, context: SentryMappingContext): Jso
     errorType,
     ...(message !== undefined && { message }),
     ...(stack !== undefined && { stack }),
-    ...(frames.length > 0 && { frames }),
-    ...(isFailedRequest && { request: { method, url, ...(status !== undefined && { status }) } }),
   };
   const optional: Json = {
     anonymousId: anonymousIdOf(objectAt(event.user)),
@@ -252,9 +279,157 @@ export function fromSentryEvent(event: Json, context: SentryMappingContext): Jso
     breadcrumbs: breadcrumbsOf(event.breadcrumbs),
     level: levelOf(event.level),
     fingerprint: clientFingerprint(event.fingerprint, mapped),
+    request:
+      url === undefined ? undefined : requestOf(request as Json, url, isFailedRequest ? status : undefined, headers),
+    exceptions:
+      chain.length > 0 ? chain.map((exception, i) => exceptionOf(exception, framesByException[i] ?? [])) : undefined,
+    // Sentry's `handled` tag is the main exception's mechanism's; unknown (null) without one.
+    handled: main ? (typeof mainMechanism?.handled === 'boolean' ? mainMechanism.handled : null) : undefined,
+    threads: thread ? [thread] : undefined,
+    tags: tagsAt(event.tags),
+    contexts,
+    extra: objectAt(event.extra),
+    user: userOf(objectAt(event.user)),
+    logger: clip(stringAt(event.logger), eventDataLimits.nameChars),
+    serverName: clip(stringAt(event.server_name), eventDataLimits.nameChars),
+    transaction: clip(stringAt(event.transaction), eventDataLimits.nameChars),
   };
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) mapped[key] = value;
   return mapped;
+}
+
+function exceptionOf(exception: Json, frames: MappedFrame[]): Json {
+  const mechanism = objectAt(exception.mechanism);
+  const one: Json = { frames };
+  const type = clip(stringAt(exception.type), eventFieldChars.errorType);
+  if (type !== undefined) one.type = type;
+  const value = stringAt(exception.value);
+  if (value !== undefined) one.value = value.slice(0, eventDataLimits.exceptionValueChars);
+  const module = clip(stringAt(exception.module), limits.frameFunctionChars);
+  if (module !== undefined) one.module = module;
+  if (mechanism) {
+    const kept: Json = {};
+    const mechanismType = clip(stringAt(mechanism.type), 64);
+    if (mechanismType !== undefined) kept.type = mechanismType;
+    if (typeof mechanism.handled === 'boolean') kept.handled = mechanism.handled;
+    one.mechanism = kept;
+  }
+  return one;
+}
+
+interface MappedThread {
+  frames: MappedFrame[];
+  name?: string;
+  crashed?: boolean;
+  current?: boolean;
+}
+
+function threadWithStack(value: unknown): MappedThread | undefined {
+  const threads = listAt(value).filter(isObject);
+  const withFrames = threads.filter((thread) => framesOf(thread).length > 0);
+  const chosen =
+    withFrames.find((thread) => thread.crashed === true) ??
+    withFrames.find((thread) => thread.current === true) ??
+    withFrames[0];
+  if (!chosen) return undefined;
+  const thread: MappedThread = { frames: framesOf(chosen) };
+  const name = clip(stringAt(chosen.name) ?? stringAt(chosen.id), eventDataLimits.nameChars);
+  if (name !== undefined) thread.name = name;
+  if (typeof chosen.crashed === 'boolean') thread.crashed = chosen.crashed;
+  if (typeof chosen.current === 'boolean') thread.current = chosen.current;
+  return thread;
+}
+
+/** A scalar as Sentry's SDKs send tag values and user ids: strings, numbers and booleans, as text. */
+function scalarText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+/** Tags as an object, or the older list of [key, value] pairs. Bounds are judging's (event-data.ts). */
+function tagsAt(value: unknown): Record<string, string> | undefined {
+  const pairs: unknown[][] = Array.isArray(value) ? value.filter(Array.isArray) : Object.entries(objectAt(value) ?? {});
+  const tags: Record<string, string> = {};
+  let any = false;
+  for (const [key, raw] of pairs) {
+    const text = scalarText(raw);
+    if (typeof key !== 'string' || text === undefined) continue;
+    tags[key] = text;
+    any = true;
+  }
+  return any ? tags : undefined;
+}
+
+/** Contexts are objects by name; anything else under a name is not a context. */
+function contextsOf(value: unknown): Record<string, Json> | undefined {
+  const contexts = objectAt(value);
+  if (!contexts) return undefined;
+  const kept: Record<string, Json> = {};
+  let any = false;
+  for (const [name, context] of Object.entries(contexts)) {
+    if (!isObject(context)) continue;
+    kept[name] = context;
+    any = true;
+  }
+  return any ? kept : undefined;
+}
+
+function userOf(user: Json | undefined): Json | undefined {
+  if (!user) return undefined;
+  const kept: Json = {};
+  let any = false;
+  for (const field of ['id', 'email', 'username', 'ip_address'] as const) {
+    const text = scalarText(user[field]);
+    if (text === undefined || text === '') continue;
+    kept[field] = text.slice(0, eventDataLimits.userFieldChars);
+    any = true;
+  }
+  return any ? kept : undefined;
+}
+
+/** Headers as an object or [name, value] pairs, as strings; bounds and scrubbing are judging's. */
+function headersOf(value: unknown): Record<string, string> | undefined {
+  const pairs: unknown[][] = Array.isArray(value) ? value.filter(Array.isArray) : Object.entries(objectAt(value) ?? {});
+  const headers: Record<string, string> = {};
+  let any = false;
+  for (const [name, raw] of pairs) {
+    const text = scalarText(raw);
+    if (typeof name !== 'string' || text === undefined) continue;
+    headers[name.toLowerCase()] = text;
+    any = true;
+  }
+  return any ? headers : undefined;
+}
+
+/** `query_string` as a string, an object or [key, value] pairs (SDKs send all three), as one query string. */
+function queryOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.startsWith('?') ? value.slice(1) : value || undefined;
+  const pairs: unknown[][] = Array.isArray(value) ? value.filter(Array.isArray) : Object.entries(objectAt(value) ?? {});
+  const parts: string[] = [];
+  for (const [key, raw] of pairs) {
+    const text = scalarText(raw);
+    if (typeof key === 'string' && text !== undefined)
+      parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(text)}`);
+  }
+  return parts.length > 0 ? parts.join('&') : undefined;
+}
+
+function requestOf(
+  request: Json,
+  url: string,
+  status: number | undefined,
+  headers: Record<string, string> | undefined,
+): Json {
+  const method = stringAt(request.method);
+  const query = queryOf(request.query_string);
+  const one: Json = { url: url.slice(0, eventFieldChars.url) };
+  if (method !== undefined && /^[A-Za-z]{1,16}$/.test(method)) one.method = method.toUpperCase();
+  if (status !== undefined) one.status = status;
+  if (query !== undefined) one.query = query;
+  if (headers) one.headers = headers;
+  if (request.data !== undefined && request.data !== null) one.data = request.data;
+  return one;
 }
 
 /**
