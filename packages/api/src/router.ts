@@ -18,6 +18,7 @@ import { issueActivityRoute } from './routers/issues/activity';
 import { commentRoute } from './routers/issues/comment';
 import { getIssueRoute } from './routers/issues/get';
 import { listIssuesRoute } from './routers/issues/list';
+import { issueTagsRoute } from './routers/issues/tags';
 import { updateIssueRoute } from './routers/issues/update';
 import { updateIssuesRoute } from './routers/issues/update-many';
 import { auditRoute } from './routers/orgs/audit';
@@ -68,6 +69,7 @@ export const appRouter = router({
     updateMany: updateIssuesRoute,
     comment: commentRoute,
     activity: issueActivityRoute,
+    tags: issueTagsRoute,
   }),
   // Literal paths (deliveries) before {id} paths.
   alerts: router({

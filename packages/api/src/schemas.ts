@@ -87,6 +87,13 @@ export const ZIssueSchema = z
     level: z.enum(eventLevels).meta({ description: 'Level of its latest event; error when the event had none' }),
     lastRelease: z.string().nullable().meta({ description: 'Release of its latest event that had one' }),
     assignee: ZNullablePersonSchema.meta({ description: 'The member it is assigned to, or null' }),
+    unhandled: z.boolean().meta({
+      description: 'Whether any of its events was unhandled (exception.mechanism.handled false): the unhandled badge',
+    }),
+    groupingVersion: z.int().nullable().meta({
+      description:
+        'The grouping version that made its fingerprint (1 for issues older than versions); null: the client sent its own',
+    }),
   })
   .meta({ id: 'Issue' });
 

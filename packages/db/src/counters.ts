@@ -39,6 +39,7 @@ export const counters: readonly Counter[] = [
     sums: ['events'],
     owner: 'apps',
   },
+  { table: 'issue_tags', keys: ['app_key', 'fingerprint', 'key', 'value'], sums: ['events'], owner: 'apps' },
   { table: 'outcomes', keys: ['app_key', 'hour_start', 'reason'], sums: ['events'], owner: 'apps' },
   { table: 'activity_by_prev_day', keys: ['app_key', 'kind', 'day', 'prev_day'], sums: ['links'], owner: 'apps' },
   { table: 'activity_by_hour', keys: ['app_key', 'kind', 'hour', 'prev_day'], sums: ['links'], owner: 'apps' },

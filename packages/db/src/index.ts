@@ -7,6 +7,7 @@ export * from './database-errors';
 export * from './embedded-postgres';
 export * from './event-writer';
 export * from './ingest';
+export * from './issue-tags';
 export * from './issue-work';
 export * from './issues';
 export * from './migrate';

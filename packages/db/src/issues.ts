@@ -10,6 +10,7 @@ import {
   type IssueStatus,
   issueId,
   issueSeriesDays,
+  presentEvent,
   type StoredEvent,
 } from '@collector/domain';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
@@ -33,6 +34,7 @@ export function toIssue(row: IssueRow): Issue {
     culprit: row.culprit,
     level: row.level as EventLevel,
     lastRelease: row.last_release,
+    groupingVersion: row.grouping_version,
   };
 }
 
@@ -208,7 +210,7 @@ export async function listIssueEvents(
     query.limit + 1,
     query.after,
   );
-  const events = rows.slice(0, query.limit).map((row) => ({ ...row.payload, receivedAt: row.received_at }));
+  const events = rows.slice(0, query.limit).map((row) => presentEvent({ ...row.payload, receivedAt: row.received_at }));
   return { events, hasMore: rows.length > query.limit };
 }
 

@@ -202,6 +202,8 @@ export interface IssuesTable {
   type: Generated<string>;
   /** lower(message, errorType and culprit, a line each): what the list's search reads. */
   search_text: Generated<string>;
+  /** The grouping version that made the fingerprint (migration 0020); null: the client's own fingerprint. */
+  grouping_version: number | null;
 }
 
 /** Events per issue and UTC day (day: ms / 86,400,000), for the issue's chart. */
@@ -222,6 +224,15 @@ export interface IssueContextsTable {
   events: number;
 }
 
+/** An issue's events by tag value (migration 0020): its own tags and the derived ones (domain tagsOf). */
+export interface IssueTagsTable {
+  app_key: string;
+  fingerprint: string;
+  key: string;
+  value: string;
+  events: number;
+}
+
 /** An issue's counts that one write statement added, not yet folded into its row (counters.ts). */
 export interface IssueDeltasTable {
   app_key: string;
@@ -234,10 +245,13 @@ export interface IssueDeltasTable {
   last_release: string | null;
 }
 
-/** The releases and environments (facet) each issue has been seen in, for the issue list's filters. */
+/**
+ * The values each issue has been seen with, by facet, for the issue list's filters and search: 'release',
+ * 'environment', 'handled' (yes/no), and 'tag:<key>' for every tag counted (migration 0020).
+ */
 export interface IssueFacetsTable {
   app_key: string;
-  facet: 'release' | 'environment';
+  facet: string;
   value: string;
   fingerprint: string;
 }
@@ -398,6 +412,9 @@ export interface Database {
   issue_contexts: IssueContextsTable;
   issue_contexts_folded: IssueContextsTable;
   issue_contexts_deltas: IssueContextsTable;
+  issue_tags: IssueTagsTable;
+  issue_tags_folded: IssueTagsTable;
+  issue_tags_deltas: IssueTagsTable;
   issue_users: IssueUsersTable;
   issue_days: IssueDaysTable;
   issue_days_folded: IssueDaysTable;

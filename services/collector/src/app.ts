@@ -56,6 +56,8 @@ export interface AppOptions {
   dashboardDir?: string;
   /** Bytes of bodies in flight (INGEST_MAX_IN_FLIGHT_BYTES), for ingestion and tRPC; default one of the default size. */
   ingestBudget?: IngestBudget;
+  /** STORE_IP: false drops the user's IP address from events at ingestion; default true. */
+  storeIp?: boolean;
 }
 
 const READY_TIMEOUT_MS = 2_000;
@@ -74,6 +76,7 @@ export function createApp(options: AppOptions) {
     outcomes: options.outcomes ?? new OutcomeCounter(database.db),
     budget: ingestBudget,
     clock,
+    storeIp: options.storeIp ?? true,
   });
   const createContext = createContextFactory({
     db: database.db,

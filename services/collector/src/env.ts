@@ -57,6 +57,8 @@ const envSchema = z
     MAIL_FROM: z.string().min(3).default('collector@localhost'),
     /** Who may register: anyone, holders of an invitation, or no one (the very first user always may). */
     REGISTRATION: z.enum(['open', 'invite', 'closed']).default('open'),
+    /** false: the user's IP address an SDK sends is dropped at ingestion, before anything is stored. */
+    STORE_IP: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
   })
   .transform((env) => ({
     port: env.PORT,
@@ -70,6 +72,7 @@ const envSchema = z
     ingestMaxInFlightBytes: env.INGEST_MAX_IN_FLIGHT_BYTES,
     trustProxy: env.TRUST_PROXY,
     workers: env.WORKERS,
+    storeIp: env.STORE_IP === 'true',
     publicUrl: env.PUBLIC_URL,
     retention: { retentionDays: env.RETENTION_DAYS, maxEventsPerIssue: env.MAX_EVENTS_PER_ISSUE },
     logLevel: env.LOG_LEVEL,

@@ -41,6 +41,7 @@ async function serve(env: Env) {
       trustProxy: env.trustProxy,
       alerts: env.alerts,
       registration: env.registration,
+      storeIp: env.storeIp,
       retention: env.retention,
       publicUrl: env.publicUrl,
       logger,

@@ -42,6 +42,8 @@ export interface StartOptions {
   alerts?: Partial<AlertOptions>;
   /** REGISTRATION; default open. */
   registration?: RegistrationMode | undefined;
+  /** STORE_IP; default true. */
+  storeIp?: boolean | undefined;
   /** RETENTION_DAYS and MAX_EVENTS_PER_ISSUE; without it no retention run is scheduled (tests that do not need one). */
   retention?: RetentionJobOptions | undefined;
   logger: Logger;
@@ -109,6 +111,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const app = createApp({
     database,
     ingestBudget,
+    storeIp: options.storeIp ?? true,
     accounts: {
       registration: options.registration ?? 'open',
       sendMail:

@@ -109,6 +109,8 @@ export interface TestServerOptions {
   registration?: 'open' | 'invite' | 'closed';
   /** PUBLIC_URL; default the server's own address. */
   publicUrl?: string;
+  /** STORE_IP; default true. */
+  storeIp?: boolean;
 }
 
 /** A server for this test file, stopped after it (or before, by `stop`). Rate limits are off unless given. */
@@ -125,6 +127,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ingestMaxInFlightBytes: options.ingestMaxInFlightBytes,
     registration: options.registration,
     publicUrl: options.publicUrl,
+    storeIp: options.storeIp,
     logger: options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
   });
   let stopped: Promise<void> | undefined;

@@ -58,6 +58,8 @@ export interface IngestionDeps {
   outcomes: OutcomeCounter;
   budget: IngestBudget;
   clock: () => number;
+  /** STORE_IP: false drops the user's `ip_address` before anything is stored; default true. */
+  storeIp?: boolean;
 }
 
 const unknownDsn = () =>
@@ -147,8 +149,9 @@ export class Ingestion {
       delivery.format === 'sentry'
         ? delivery.events.map(({ eventId, event }) => fromSentryEvent(event, { receivedAt, eventId }))
         : delivery.events;
+    const judging = { appKey, receivedAt, source: delivery.format, storeIp: this.deps.storeIp ?? true };
     for (const [index, raw] of raws.entries()) {
-      const verdict = judgeEvent(raw, { appKey, receivedAt });
+      const verdict = judgeEvent(raw, judging);
       if (verdict.ok) accepted.push(verdict.event);
       else
         rejected.push({

@@ -3,7 +3,15 @@
 // deleted; a statement's input holds each once (batch.ts: a batch's later copies are dropped, a batch that repeats an
 // earlier one's goes to a later statement), so the first copy sent is the one stored. Every counter counts new_events
 // only.
-import { culpritOf, DAY, displayMessage, errorTypeOf, type StoredEvent } from '@collector/domain';
+import {
+  contextsNameClient,
+  culpritOf,
+  DAY,
+  displayMessage,
+  errorTypeOf,
+  type StoredEvent,
+  tagsOf,
+} from '@collector/domain';
 import { sql } from 'kysely';
 import { part, type StatementPart } from './part';
 
@@ -12,6 +20,10 @@ export interface EventRow {
   app_key: string;
   event_id: string;
   fingerprint: string;
+  /** The previous grouping version's fingerprint when it differs: an existing issue under it takes the event. */
+  previous_fingerprint: string | null;
+  /** The grouping version that made `fingerprint`; null for a client's own fingerprint. */
+  grouping: number | null;
   type: string;
   ts: number;
   received_at: number;
@@ -25,8 +37,12 @@ export interface EventRow {
   level: string | null;
   release: string | null;
   environment: string | null;
-  /** With release and environment, what the issue's breakdown counts (issues.ts). */
+  /** With release and environment, what the issue's breakdown counts (issues.ts); null when contexts name the client. */
   user_agent: string | null;
+  /** The tags the event is counted and searched by (domain tagsOf); null when none. */
+  tags: Record<string, string> | null;
+  /** 'yes', 'no', or null when unknown: the issue's handled facet. */
+  handled: string | null;
 }
 
 export function eventRow(appKey: string, event: StoredEvent, receivedAt: number): EventRow {
@@ -34,6 +50,8 @@ export function eventRow(appKey: string, event: StoredEvent, receivedAt: number)
     app_key: appKey,
     event_id: event.eventId,
     fingerprint: event.fingerprint,
+    previous_fingerprint: event.previousFingerprint ?? null,
+    grouping: event.grouping ?? null,
     type: event.type,
     ts: event.timestamp,
     received_at: receivedAt,
@@ -45,8 +63,16 @@ export function eventRow(appKey: string, event: StoredEvent, receivedAt: number)
     level: event.level ?? null,
     release: event.release ?? null,
     environment: event.environment ?? null,
-    user_agent: event.userAgent ?? null,
+    // Contexts naming the browser or OS feed the breakdown through the tags, before the user agent does.
+    user_agent: contextsNameClient(event.contexts) ? null : (event.userAgent ?? null),
+    tags: nonEmpty(tagsOf(event)),
+    handled: event.handled === true ? 'yes' : event.handled === false ? 'no' : null,
   };
+}
+
+function nonEmpty(tags: Record<string, string>): Record<string, string> | null {
+  for (const _ in tags) return tags;
+  return null;
 }
 
 // The rows travel as one JSON array, parsed once by PostgreSQL, the payload column taken from it as jsonb. Ten parallel
@@ -55,11 +81,29 @@ export function eventRow(appKey: string, event: StoredEvent, receivedAt: number)
 // The array is the statement's first parameter (the fault tests read it there).
 export const eventParts: readonly StatementPart[] = [
   part({
-    name: 'sent_events',
+    name: 'input_events',
     query: ({ rowsJson }) => sql`select * from jsonb_to_recordset(${rowsJson}::jsonb) as s(
-      app_key text, event_id text, fingerprint text, type text, ts int8, received_at int8, anonymous_id text, payload jsonb,
-      message text, error_type text, culprit text, level text, release text, environment text, user_agent text
+      app_key text, event_id text, fingerprint text, previous_fingerprint text, grouping int2, type text, ts int8,
+      received_at int8, anonymous_id text, payload jsonb, message text, error_type text, culprit text, level text,
+      release text, environment text, user_agent text, tags jsonb, handled text
     )`,
+  }),
+  // Grouping versions: an event whose fingerprint changed with the current version goes to the issue of its previous
+  // fingerprint when only that one exists, so an upgrade splits no issue (and alerts on no "new" one). Two index
+  // probes for those events only; the others pass through. Its payload then names the issue's fingerprint.
+  part({
+    name: 'sent_events',
+    reads: ['input_events'],
+    query: sql`select s.app_key, s.event_id, r.fingerprint, s.grouping, s.type, s.ts, s.received_at, s.anonymous_id,
+      case when r.fingerprint = s.fingerprint then s.payload
+        else jsonb_set(s.payload, '{fingerprint}', to_jsonb(r.fingerprint)) end as payload,
+      s.message, s.error_type, s.culprit, s.level, s.release, s.environment, s.user_agent, s.tags, s.handled
+    from input_events s
+    cross join lateral (select case
+      when s.previous_fingerprint is null
+        or exists (select from issues k where k.app_key = s.app_key and k.fingerprint = s.fingerprint)
+        or not exists (select from issues k where k.app_key = s.app_key and k.fingerprint = s.previous_fingerprint)
+      then s.fingerprint else s.previous_fingerprint end as fingerprint) r`,
   }),
   // Deduplication: events is partitioned by day (migration 0011) and cannot hold (app_key, event_id) unique, so each id
   // is claimed in event_ids, which remembers it after its payload is deleted (retention, the cap per issue): only the

@@ -16,7 +16,7 @@ export const issueParts: readonly StatementPart[] = [
   part({
     name: 'first_event_of_issue',
     reads: ['sent_events'],
-    query: sql`select distinct on (app_key, fingerprint) app_key, fingerprint, message, error_type, culprit, type from sent_events order by app_key, fingerprint, ts`,
+    query: sql`select distinct on (app_key, fingerprint) app_key, fingerprint, message, error_type, culprit, type, grouping from sent_events order by app_key, fingerprint, ts`,
   }),
   part({
     name: 'latest_event_of_issue',
@@ -34,9 +34,10 @@ export const issueParts: readonly StatementPart[] = [
     reads: ['issue_additions', 'first_event_of_issue', 'latest_event_of_issue'],
     writes: ['issues'],
     query: sql`insert into issues (app_key, fingerprint, message, error_type, event_count, user_count, first_seen_at, last_seen_at,
-      culprit, type, level, last_release, status_changed_at, search_text)
+      culprit, type, level, last_release, status_changed_at, search_text, grouping_version)
     select a.app_key, a.fingerprint, f.message, f.error_type, 0, 0, a.first_seen, a.last_seen,
-      f.culprit, f.type, coalesce(l.level, 'error'), l.release, a.received_at, lower(concat_ws(E'\\n', f.message, f.error_type, f.culprit))
+      f.culprit, f.type, coalesce(l.level, 'error'), l.release, a.received_at, lower(concat_ws(E'\\n', f.message, f.error_type, f.culprit)),
+      f.grouping
     from issue_additions a
     join first_event_of_issue f on f.app_key = a.app_key and f.fingerprint = a.fingerprint
     join latest_event_of_issue l on l.app_key = a.app_key and l.fingerprint = a.fingerprint
@@ -109,8 +110,20 @@ export const issueParts: readonly StatementPart[] = [
     from sent_events s join new_events n on n.app_key = s.app_key and n.event_id = s.event_id
     group by 1, 2, 3, 4, 5`,
   }),
-  // The releases and environments each issue was seen in, for the list's filters. Usually all known already: then an
-  // index probe each and no write. Read from the input rows (a copy of an event already stored names the same ones).
+  // The issue's events by tag value (its own tags and the derived ones: domain tagsOf), for its tags panel.
+  part({
+    name: 'issue_tag_counts',
+    reads: ['sent_events', 'new_events'],
+    writes: ['issue_tags_deltas'],
+    query: sql`insert into issue_tags_deltas (app_key, fingerprint, key, value, events)
+    select s.app_key, s.fingerprint, t.key, t.value, count(*)
+    from sent_events s join new_events n on n.app_key = s.app_key and n.event_id = s.event_id
+    cross join lateral jsonb_each_text(s.tags) t
+    group by 1, 2, 3, 4`,
+  }),
+  // The releases, environments, handled values and tag values (facet 'tag:<key>') each issue was seen with, for the
+  // list's filters and search. Usually all known already: then an index probe each and no write. Read from the input
+  // rows (a copy of an event already stored names the same ones).
   part({
     name: 'new_issue_facets',
     reads: ['sent_events'],
@@ -118,7 +131,10 @@ export const issueParts: readonly StatementPart[] = [
     query: sql`insert into issue_facets (app_key, facet, value, fingerprint)
     select n.app_key, n.facet, n.value, n.fingerprint from (
       select distinct s.app_key, f.facet, f.value, s.fingerprint from sent_events s
-      cross join lateral (values ('release', s.release), ('environment', s.environment)) f(facet, value)
+      cross join lateral (
+        values ('release', s.release), ('environment', s.environment), ('handled', s.handled)
+        union all select 'tag:' || t.key, t.value from jsonb_each_text(s.tags) t
+      ) f(facet, value)
       where f.value is not null
     ) n
     where not exists (select from issue_facets k where k.app_key = n.app_key and k.facet = n.facet and k.value = n.value and k.fingerprint = n.fingerprint)

@@ -121,6 +121,7 @@ describe('the write path’s issue changes', () => {
       .selectFrom('issue_facets')
       .select(['facet', 'value'])
       .where('app_key', '=', appKey)
+      .where('facet', 'in', ['release', 'environment'])
       .orderBy('value')
       .execute();
     expect(facets).toEqual([

@@ -48,7 +48,7 @@ describe('the write statement’s order', () => {
 
   it('passes the real statement', () => {
     expect(() => checkOrder(statementParts, statementAnswer)).not.toThrow();
-    expect(storeStatement('[]', '[]', 0).compile(db).sql).toMatch(/^\/\* prepared \*\/ with "sent_events" as \(/);
+    expect(storeStatement('[]', '[]', 0).compile(db).sql).toMatch(/^\/\* prepared \*\/ with "input_events" as \(/);
   });
 
   it('has each real part declare the parts its SQL reads and the tables it writes', () => {

@@ -311,6 +311,8 @@ function BreakdownPanel({ breakdown }: { breakdown: Breakdown }) {
 
 function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; latest: boolean; issueMessage: string }) {
   const agent = event.userAgent ? describeUserAgent(event.userAgent) : undefined;
+  // An error's request is the one it happened in, shown with the event's data; a failed request's is the event.
+  const failedRequest = event.type === 'request' ? event.request : undefined;
   const context: [string, string | undefined][] = [
     ['Page', event.url],
     ['Release', event.release],
@@ -325,20 +327,20 @@ function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; late
     <>
       <section className="panel" aria-labelledby="stack-title">
         <div className="panel-head">
-          <h2 id="stack-title">{event.request ? 'Request' : 'Stack trace'}</h2>
+          <h2 id="stack-title">{failedRequest ? 'Request' : 'Stack trace'}</h2>
           <span className="muted">
             {latest ? 'latest event' : 'picked event'}, <Time ms={event.timestamp} />
           </span>
         </div>
         {/* Events of one issue may word their message differently (numbers, ids); show this one's when it does. */}
         {event.message && event.message !== issueMessage && <ClampedMessage text={event.message} />}
-        {event.request && (
+        {failedRequest && (
           <p className="request-line">
             <code>
-              {event.request.method.toUpperCase()} {event.request.url}
+              {(failedRequest.method ?? 'GET').toUpperCase()} {failedRequest.url}
             </code>{' '}
-            {event.request.status ? `answered ${event.request.status}` : 'got no answer (network error)'}
-            {event.request.durationMs !== undefined && ` after ${formatNumber(event.request.durationMs)} ms`}
+            {failedRequest.status ? `answered ${failedRequest.status}` : 'got no answer (network error)'}
+            {failedRequest.durationMs !== undefined && ` after ${formatNumber(failedRequest.durationMs)} ms`}
           </p>
         )}
         {event.frames && event.frames.length > 0 ? (

@@ -1,4 +1,4 @@
-import { findIssue, issueEventContexts, issueSeries, listIssueEvents } from '@collector/db';
+import { findIssue, issueEventContexts, issueSeries, issueTagCounts, listIssueEvents } from '@collector/db';
 import {
   decodeEventCursor,
   describeUserAgent,
@@ -13,6 +13,9 @@ import { withAssignees } from './assignees';
 import { getIssueMeta, ZGetIssueRequestSchema, ZGetIssueResponseSchema } from './get.types';
 
 type Counts = Array<{ value: string | null; events: number }>;
+
+/** Values of a context tag read for the breakdown: beyond these, its long tail still counts in none. */
+const BREAKDOWN_VALUES = 1000;
 
 // An issue's breakdown counts every user agent its events ever had (issue_contexts): thousands for a large issue, and
 // bowser takes ~20 us each. The same agents recur across issues and reads, so each is parsed once per process; the
@@ -55,10 +58,11 @@ export const getIssueRoute = authedProcedure
     if (!row) fail('NOT_FOUND');
     // Its first and last seen times bound the days its events are read from.
     const seen = { ...key, firstSeenAt: row.first_seen_at, lastSeenAt: row.last_seen_at };
-    const [page, series, contexts] = await Promise.all([
+    const [page, series, contexts, clientTags] = await Promise.all([
       listIssueEvents(ctx.db, { ...seen, limit: input.limit, after }),
       issueSeries(ctx.db, { ...key, now: ctx.clock() }),
       issueEventContexts(ctx.db, seen),
+      issueTagCounts(ctx.db, key, { perKey: BREAKDOWN_VALUES, keys: ['browser', 'os', 'runtime', 'device'] }),
     ]);
     const last = page.events.at(-1);
     const nextCursor =
@@ -68,10 +72,29 @@ export const getIssueRoute = authedProcedure
       ...context,
       agent: context.userAgent === null ? null : describeAgent(context.userAgent),
     }));
+    const events = agents.reduce((sum, context) => sum + context.events, 0);
+    // Contexts name the client before the user agent does: an event whose contexts named its browser or OS was counted
+    // without its user agent (null above), and by its browser, os, runtime and device tags. Those move out of "not
+    // sent" into their values.
+    const fromContexts = (tag: string, fromAgents: Array<[string | null, number]>) => {
+      const tagged = clientTags.filter((count) => count.key === tag);
+      const taggedEvents = tagged.reduce((sum, count) => sum + count.events, 0);
+      const entries: Array<[string | null, number]> = [...fromAgents, [null, -taggedEvents]];
+      for (const count of tagged) entries.push([count.value, count.events]);
+      return tally(entries).filter((count) => count.events > 0);
+    };
     const breakdown = {
-      events: agents.reduce((sum, context) => sum + context.events, 0),
-      browsers: tally(agents.map((context) => [context.agent?.browser ?? null, context.events])),
-      os: tally(agents.map((context) => [context.agent?.os ?? null, context.events])),
+      events,
+      browsers: fromContexts(
+        'browser',
+        agents.map((context) => [context.agent?.browser ?? null, context.events]),
+      ),
+      os: fromContexts(
+        'os',
+        agents.map((context) => [context.agent?.os ?? null, context.events]),
+      ),
+      runtimes: fromContexts('runtime', [[null, events]]),
+      devices: fromContexts('device', [[null, events]]),
       releases: tally(agents.map((context) => [context.release, context.events])),
       environments: tally(agents.map((context) => [context.environment, context.events])),
     };

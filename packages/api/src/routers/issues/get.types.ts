@@ -13,7 +13,9 @@ export const getIssueMeta: Meta = {
       'those still stored (RETENTION_DAYS, MAX_EVENTS_PER_ISSUE), while eventCount and userCount count every event accepted; ' +
       'pass nextCursor back as cursor for older ones. issue.series counts every event ever accepted per UTC day (by event timestamp) over the ' +
       `last ${issueSeriesDays} days, today included, oldest first, every day present. breakdown counts every event accepted for the ` +
-      'issue by browser, operating system, release and environment (most first); for issues older than the counts, the events still stored then.',
+      'issue by browser, operating system, runtime, device, release and environment (most first): browser and OS from the ' +
+      'event’s contexts when they name them, else from its user agent; runtime and device from contexts. ' +
+      'For issues older than the counts, the events still stored then.',
     tags: ['dashboard'],
   },
   contract: { errors: ['UNAUTHENTICATED', 'VALIDATION_FAILED', 'NOT_FOUND'] },
@@ -55,6 +57,8 @@ const ZIssueBreakdownSchema = z
     events: z.int().min(0).meta({ description: 'How many events were counted: every event accepted for the issue' }),
     browsers: ZCountsSchema,
     os: ZCountsSchema,
+    runtimes: ZCountsSchema.meta({ description: 'From the events’ runtime context (server apps)' }),
+    devices: ZCountsSchema.meta({ description: 'From the events’ device context' }),
     releases: ZCountsSchema,
     environments: ZCountsSchema,
   })

@@ -1,0 +1,47 @@
+// An issue's tags as counted on the ledger (issue_tags, migration 0020), and which issues had an unhandled event
+// (issue_facets' 'handled' facet). Both exact: they read the folded rows and the deltas not yet folded.
+import { type Kysely, sql } from 'kysely';
+import type { Database } from './schema';
+
+export interface TagCount {
+  key: string;
+  value: string;
+  events: number;
+}
+
+/**
+ * An issue's events by tag value, the `perKey` commonest values of each key (ties by value), keys in name order;
+ * `keys` limits it to those keys.
+ */
+export async function issueTagCounts(
+  db: Kysely<Database>,
+  issue: { appKey: string; fingerprint: string },
+  options: { perKey: number; keys?: readonly string[] },
+): Promise<TagCount[]> {
+  const keys = options.keys ? sql`and key = any(${[...options.keys]}::text[])` : sql``;
+  const { rows } = await sql<TagCount>`select key, value, events from (
+      select key, value, events, row_number() over (partition by key order by events desc, value) as rank
+      from issue_tags where app_key = ${issue.appKey} and fingerprint = ${issue.fingerprint} ${keys}
+    ) ranked where rank <= ${options.perKey} order by key, events desc, value`.execute(db);
+  return rows.map((row) => ({ key: row.key, value: row.value, events: Number(row.events) }));
+}
+
+/** Of the given issues, those with at least one unhandled event, as `${appKey}\0${fingerprint}`. */
+export async function unhandledIssues(
+  db: Kysely<Database>,
+  issues: ReadonlyArray<{ appKey: string; fingerprint: string }>,
+): Promise<Set<string>> {
+  if (issues.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('issue_facets')
+    .select(['app_key', 'fingerprint'])
+    .where('facet', '=', 'handled')
+    .where('value', '=', 'no')
+    .where((eb) =>
+      eb.or(
+        issues.map((issue) => eb.and([eb('app_key', '=', issue.appKey), eb('fingerprint', '=', issue.fingerprint)])),
+      ),
+    )
+    .execute();
+  return new Set(rows.map((row) => `${row.app_key}\u0000${row.fingerprint}`));
+}
