@@ -1,6 +1,7 @@
 // What an SDK may send, and how one event is judged on its own: accepted in normalised form, or rejected with a reason.
 import { z } from 'zod';
 import { computeFingerprint } from './fingerprint';
+import { eventLevels } from './level';
 import { eventFieldChars, limits } from './limits';
 import { scanJson, storableCopy, truncateUtf8 } from './text';
 import { detailsOf, summarize } from './validation';
@@ -47,9 +48,7 @@ export const requestInfoSchema = z.object({
   durationMs: z.number().min(0).max(86_400_000).optional(),
 });
 
-/** Severity, in Sentry's words: SDKs that send it are kept as they are; the batch SDK may send it too. */
-export const eventLevels = ['fatal', 'error', 'warning', 'info', 'debug'] as const;
-export type EventLevel = (typeof eventLevels)[number];
+export { type EventLevel, eventLevels } from './level';
 
 /**
  * One frame of a stack trace, kept beside the stack text so a dashboard can show frames as frames (and in-app code
