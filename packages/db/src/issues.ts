@@ -11,10 +11,12 @@ import {
   issueId,
   issueSeriesDays,
   presentEvent,
+  type SearchTerm,
   type StoredEvent,
 } from '@collector/domain';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { sumIssueDeltas } from './counters';
+import { assignedTo, searchConditions } from './issue-search';
 import type { Database, IssueRow } from './schema';
 
 export function toIssue(row: IssueRow): Issue {
@@ -66,8 +68,10 @@ export interface IssueListQuery {
   /** A user id, or null for unassigned issues. */
   assignee?: string | null | undefined;
   statuses?: readonly IssueStatus[] | undefined;
-  /** Case-insensitive substring of the message, errorType or culprit. */
-  search?: string | undefined;
+  /** Search terms (parseSearch), all to hold beside the other filters. */
+  terms?: readonly SearchTerm[] | undefined;
+  /** The caller's user id, for `assigned:me` terms. */
+  me?: string | undefined;
   type?: EventType | undefined;
   release?: string | undefined;
   environment?: string | undefined;
@@ -81,8 +85,9 @@ export interface IssueListQuery {
  * many match in all; reads one row more than asked to tell whether a next page exists.
  * The filters are read from the user's issue rows, which are few (thousands, against millions of events): one bounded
  * scan finds the matching keys, once for the count and once for the page, which seeks past the cursor on the sort key.
- * The search reads search_text, lower-cased when the issue was written, so a search costs a byte search per issue.
- * Release and environment come from issue_facets, whose key finds an app's issues seen with a value.
+ * The search's free text reads search_text, lower-cased when the issue was written, so it costs a byte search per issue.
+ * Release, environment and the search's facet terms come from issue_facets, whose key finds an app's issues seen with a
+ * value (issue-search.ts).
  * Counts are exact (counters.ts): the issues' folded values plus their unfolded deltas, which are few (a second's
  * statements at most), summed once and hash-joined.
  */
@@ -94,19 +99,10 @@ export async function listIssues(
   const column = exactSortKeys[query.sort];
   const conditions = [sql`a.org_id = any(${[...query.orgIds]}::text[])`];
   if (query.appKey !== undefined) conditions.push(sql`a.app_key = ${query.appKey}`);
-  if (query.assignee !== undefined) {
-    const assigned = sql`select from issue_assignees s where s.app_key = i.app_key and s.fingerprint = i.fingerprint`;
-    conditions.push(
-      query.assignee === null
-        ? sql`not exists (${assigned})`
-        : sql`exists (${assigned} and s.user_id = ${query.assignee})`,
-    );
-  }
+  if (query.assignee !== undefined) conditions.push(assignedTo(query.assignee));
   if (query.statuses !== undefined) conditions.push(sql`i.status in (${sql.join(query.statuses)})`);
   if (query.type !== undefined) conditions.push(sql`i.type = ${query.type}`);
-  if (query.search !== undefined) {
-    conditions.push(sql`strpos(i.search_text, lower(${query.search})) > 0`);
-  }
+  if (query.terms !== undefined) conditions.push(...searchConditions(query.terms, query.me));
   for (const facet of ['release', 'environment'] as const) {
     const value = query[facet];
     if (value === undefined) continue;

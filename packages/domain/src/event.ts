@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { boundEventData } from './event-data';
 import { computeFingerprint, GROUPING_VERSION } from './fingerprint';
+import { eventLevels } from './level';
 import { eventDataLimits, eventFieldChars, limits } from './limits';
 import { scanJson, storableCopy, truncateUtf8 } from './text';
 import { detailsOf, summarize } from './validation';
@@ -59,9 +60,7 @@ export const requestInfoSchema = z.object({
   data: z.unknown().optional(),
 });
 
-/** Severity, in Sentry's words: SDKs that send it are kept as they are; the batch SDK may send it too. */
-export const eventLevels = ['fatal', 'error', 'warning', 'info', 'debug'] as const;
-export type EventLevel = (typeof eventLevels)[number];
+export { type EventLevel, eventLevels } from './level';
 
 /**
  * One frame of a stack trace, kept beside the stack text so a dashboard can show frames as frames (and in-app code

@@ -13,6 +13,7 @@ export * from './org';
 export * from './outcome';
 export * from './rate-limit';
 export * from './retry-after';
+export * from './search';
 export * from './sentry/dsn';
 export * from './sentry/event';
 export * from './sentry/limits';

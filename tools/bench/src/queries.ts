@@ -59,6 +59,14 @@ interface Measured {
 
 const DAY = 86_400_000;
 
+/** Tag searches (name, q): a key:value term, a has: term, a negated term and a wildcard. */
+const tagSearches = [
+  ['tag key:value (tier:pro)', 'tier:pro'],
+  ['has:feature (tag)', 'has:feature'],
+  ['negated tag (!tier:free)', '!tier:free'],
+  ['tag wildcard (page:/checkout*)', 'page:/checkout*'],
+] as const;
+
 /**
  * Microseconds during which some runnable task waited for a CPU (Linux PSI, /proc/pressure/cpu "some"), NaN where
  * unavailable. One request at a time keeps two or three processes runnable at most (bench, collector, a PostgreSQL
@@ -268,6 +276,17 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
       target: 10,
       path: () => '/api/issues?limit=50&status=unresolved&q=items&sort=events',
     },
+    // Search terms on the seed's tags (tools/kit tagsFor), read from issue_facets' tag:<key> rows.
+    ...tagSearches.map(([name, q]) => ({
+      name: `issues, ${name}`,
+      target: 10,
+      path: () => `/api/issues?limit=50&q=${encodeURIComponent(q)}`,
+    })),
+    {
+      name: 'issues, is:unresolved tag:value sort=events',
+      target: 10,
+      path: () => `/api/issues?limit=50&sort=events&q=${encodeURIComponent('is:unresolved tier:enterprise')}`,
+    },
   ];
 
   // 4. The answers first: the windowed totals must equal counting the events themselves.
@@ -288,6 +307,13 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
     checks.push(
       `${appKey ? 'largest app' : 'all apps'} last 7 days ${same ? 'equal' : `DIFFER: api ${JSON.stringify(got)} events ${JSON.stringify(rows[0])}`}`,
     );
+  }
+
+  // A tag search that matches nothing measures an empty probe: say so, as the seed's tags should match.
+  const tagMatches: string[] = [];
+  for (const [name, q] of tagSearches) {
+    const total = JSON.parse((await call(`/api/issues?limit=1&q=${encodeURIComponent(q)}`)).body).total as number;
+    tagMatches.push(`${name} matches ${total} issues${total === 0 ? ' (NONE: are tag facets written?)' : ''}`);
   }
 
   // 5. Measure: a few warm-up calls, then `calls` sequential calls of each query, one connection.
@@ -354,6 +380,7 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
     `each query: 20 warm-up calls, then ${options.calls} sequential calls over one keep-alive connection, time to the last byte; collector restarted after seeding`,
   );
   lines.push(`answers checked against counting the events: ${checks.join('; ')}`);
+  lines.push(`tag searches: ${tagMatches.join('; ')}`);
   lines.push('');
   lines.push(
     `${'query'.padEnd(44)}${'p50 ms'.padStart(8)}${'p95 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'max ms'.padStart(8)}${'bytes'.padStart(8)}   target p95`,

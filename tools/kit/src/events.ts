@@ -169,17 +169,34 @@ function breadcrumbs(r: () => number, now: number) {
   });
 }
 
+const TIERS = ['free', 'pro', 'enterprise'];
+const FEATURES = ['new-checkout', 'one-click-pay', 'gift-wrap'];
+
+/**
+ * Custom tags as a shop's SDK sets them: the customer's tier, the page, and on a quarter of the problems a feature
+ * flag, so that a has: search finds some issues and not others.
+ */
+function tagsFor(kind: number, page: string, r: () => number): Record<string, string> {
+  return {
+    tier: pick(TIERS, r),
+    page: page.split('?')[0] as string,
+    ...(kind % 4 === 0 ? { feature: pick(FEATURES, r) } : {}),
+  };
+}
+
 /** One event's JSON without its leading "{" and without eventId, timestamp, sessionId and anonymousId (added per request). */
-function template(kind: number, r: () => number): string {
+function template(kind: number, r: () => number, withTags: boolean): string {
   const now = Date.now();
+  const page = pick(PAGES, r);
   const context = {
     platform: 'web',
     sdkVersion: '1.4.2',
-    url: `https://shop.example${pick(PAGES, r)}`,
+    url: `https://shop.example${page}`,
     userAgent: pick(USER_AGENTS, r),
     release: 'shop-web@2026.11.3',
     environment: 'production',
     breadcrumbs: breadcrumbs(r, now),
+    ...(withTags ? { tags: tagsFor(kind, page, r) } : {}),
   };
   let event: Record<string, unknown>;
   if (kind % 8 === 7) {
@@ -209,6 +226,8 @@ export interface EventSourceOptions {
   users?: number;
   seed?: number;
   batchSize?: number;
+  /** Events carry custom tags (tagsFor); off by default, so the ingestion benches send what they always sent. */
+  tags?: boolean;
 }
 
 /** Which part of the traffic a batch draws from: a range of problems and of users, and the events' time. */
@@ -237,7 +256,7 @@ export function createEventSource(options: EventSourceOptions = {}): EventSource
   const batchSize = options.batchSize ?? 50;
   const r = rng(options.seed ?? 42);
   const templates: string[][] = Array.from({ length: kinds }, (_, kind) =>
-    Array.from({ length: variants }, () => template(kind, r)),
+    Array.from({ length: variants }, () => template(kind, r, options.tags ?? false)),
   );
   const anonymousIds = Array.from({ length: users }, (_, i) => `"anonymousId":"anon_${i.toString(36)}${hex(r, 12)}",`);
   const sessionIds = Array.from({ length: users * 2 }, () => `"sessionId":"session_${hex(r, 20)}",`);

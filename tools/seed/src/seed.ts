@@ -85,6 +85,8 @@ export async function seed(options: SeedOptions): Promise<SeedResult> {
     users: userCounts.reduce((a, b) => a + b, 0),
     variantsPerKind: 2,
     seed: options.seed ?? 7,
+    // Tags for the query bench's tag searches (issue 23).
+    tags: true,
   });
   const apps: (SeededApp & { kinds: [number, number]; userRange: [number, number]; weight: number })[] = [];
   let kindFrom = 0;

@@ -25,21 +25,31 @@ export const listIssuesRoute = authedProcedure
         : input.org !== undefined
           ? [(await authorizeOrg(ctx, input.org, 'app.read')).id]
           : (await authorizedOrgs(ctx, 'app.read')).map((org) => org.id);
+    // The caller's user id, for assignee=me and assigned:me; an organization token is no one.
+    const me = ctx.principal.kind === 'org_token' ? undefined : ctx.principal.user.id;
     let assignee: string | null | undefined = input.assignee;
     if (assignee === 'me') {
-      if (ctx.principal.kind === 'org_token')
+      if (me === undefined)
         fail('VALIDATION_FAILED', {
           details: [{ path: 'assignee', message: 'an organization token is no one: use a user id' }],
         });
-      assignee = ctx.principal.user.id;
+      assignee = me;
     } else if (assignee === 'none') assignee = null;
+    const selfAssigned = input.q?.find((term) => term.key === 'assigned' && term.values.includes('me'));
+    if (selfAssigned && me === undefined)
+      fail('VALIDATION_FAILED', {
+        details: [
+          { path: 'q', message: `${selfAssigned.raw}: an organization token is no one: use an e-mail address` },
+        ],
+      });
 
     const { rows, hasMore, total } = await listIssues(ctx.db, {
       orgIds,
       assignee,
       appKey: input.appKey,
       statuses: input.status,
-      search: input.q,
+      terms: input.q,
+      me,
       type: input.type,
       release: input.release,
       environment: input.environment,

@@ -7,6 +7,7 @@ import {
   issueSorts,
   issueStatuses,
   limits,
+  parseSearch,
   UNSTORABLE_MESSAGE,
 } from '@collector/domain';
 import { z } from 'zod';
@@ -62,7 +63,21 @@ export const ZListIssuesRequestSchema = z.object({
     .optional(),
   status: statusList.optional(),
   q: text(issueSearchMaxChars)
-    .meta({ description: 'Case-insensitive substring of the message, errorType or culprit' })
+    .transform((q, ctx) => {
+      const parsed = parseSearch(q);
+      if (parsed.ok) return parsed.terms;
+      ctx.addIssue({ code: 'custom', message: parsed.message });
+      return z.NEVER;
+    })
+    .meta({
+      description:
+        'Search in Sentry’s syntax, terms separated by spaces, all to hold: is:unresolved|resolved|ignored|archived|assigned|unassigned ' +
+        '(archived = ignored), assigned:me|none|<e-mail>, level:<level>, release:<release>, environment:<environment>, handled:yes|no, ' +
+        'error.handled:true|false, error.unhandled:true|false, has:<tag>, <tag>:<value> for any tag (tags[<tag>]:<value> for a tag named ' +
+        'like one of these keys). A value may be quoted ("a b"), a list ([a,b]: any of them) or hold * wildcards; ! before a term excludes ' +
+        'what it matches. The other words are free text: a case-insensitive substring of the message, errorType or culprit (quote text ' +
+        'that holds a colon). A term that cannot be read is a 400 naming it.',
+    })
     .optional(),
   type: z.enum(eventTypes).meta({ description: 'The type of the issue’s events' }).optional(),
   release: text(eventFieldChars.release)
