@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayMessage, errorTypeOf, eventSchema, judgeEvent } from './event';
+import { displayMessage, errorTypeOf, eventSchema, fingerprintsOf, judgeEvent } from './event';
 import { computeFingerprint, GROUPING_VERSION } from './fingerprint';
 import { limits } from './limits';
 
@@ -420,5 +420,43 @@ describe('judgeEvent: structured frames and level', () => {
     expect(rejected(valid({ frames: [{ file: 'a'.repeat(limits.frameFileChars + 1) }] })).message).toMatch(/^frames/);
     expect(rejected(valid({ frames: [{ line: 1.5 }] })).message).toMatch(/^frames/);
     expect(rejected(valid({ level: 'loud' })).message).toMatch(/^level/);
+  });
+});
+
+describe('fingerprintsOf: the current grouping version, and the previous one when it differs', () => {
+  const base = { eventId: 'evt_1', timestamp: 1, appKey: 'web_0123456789abcdef', fingerprint: '' };
+
+  it('gives no previous fingerprint when both versions agree (most events)', () => {
+    expect(fingerprintsOf({ ...base, type: 'error', message: 'boom 42', stack: 'Error: boom' }, 'batch')).toEqual({
+      fingerprint: computeFingerprint({ errorType: 'error', message: 'boom 42', stack: 'Error: boom' }),
+      grouping: GROUPING_VERSION,
+    });
+  });
+
+  it('keeps the version 1 fingerprint of a short prefixed id', () => {
+    const request = { method: 'POST', url: '/v2/charges/ch_1002', status: 402 };
+    const result = fingerprintsOf({ ...base, type: 'request', request }, 'batch');
+    expect(result.previous).toBe(computeFingerprint({ errorType: 'request', request }, 1));
+    expect(result.fingerprint).toBe(computeFingerprint({ errorType: 'request', request }, 2));
+    expect(result.previous).not.toBe(result.fingerprint);
+  });
+
+  it("reads a Sentry error's request and a thread's stack only from version 2 on", () => {
+    const request = { method: 'GET', url: '/checkout' };
+    const error = { ...base, type: 'error' as const, message: 'boom', request };
+    // Version 2 groups an error without its request, whichever endpoint it came through; version 1 read a batch
+    // error's request, never a Sentry error's (its mapping had none).
+    expect(fingerprintsOf(error, 'sentry')).toEqual({
+      fingerprint: computeFingerprint({ errorType: 'error', message: 'boom' }),
+      grouping: GROUPING_VERSION,
+    });
+    expect(fingerprintsOf(error, 'batch').previous).toBe(
+      computeFingerprint({ errorType: 'error', message: 'boom', request }, 1),
+    );
+    const stack = 'Message: tick\n    at main (main.go:12)';
+    const threaded = { ...base, type: 'error' as const, message: 'tick', stack, threads: [{ frames: [] }] };
+    expect(fingerprintsOf(threaded, 'sentry').previous).toBe(
+      computeFingerprint({ errorType: 'error', message: 'tick' }, 1),
+    );
   });
 });

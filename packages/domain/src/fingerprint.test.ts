@@ -244,3 +244,37 @@ describe('computeFingerprint', () => {
     ]);
   });
 });
+
+describe('grouping version 2: short prefixed ids', () => {
+  it('normalises ch_1002, ord_42, u-17 and long prefixed ids in URLs, as version 1 did not', () => {
+    const urls = ['/v2/charges/ch_1002', '/v2/charges/ch_1090', '/v2/charges/ch_3MtwBwLkdIwHu7ix28a3tqPa'];
+    expect(new Set(urls.map((url) => normalizeUrl(url)))).toEqual(new Set(['/v2/charges/<id>']));
+    expect(normalizeUrl('/orders/ord_42/users/u-17')).toBe('/orders/<id>/users/<id>');
+    expect(normalizeUrl('/v2/charges/ch_1002', 1)).toBe('/v2/charges/ch_1002');
+    // Versions and names with a digit but no id shape stay: /v2/, /api-v2/ (too short after the separator).
+    expect(normalizeUrl('/api-v2/v1/items')).toBe('/api-v2/v1/items');
+  });
+
+  it('normalises them in messages too', () => {
+    expect(normalizeMessage('charge ch_3MtwBwLkdIwHu7ix28a3tqPa declined')).toBe('charge <id> declined');
+    expect(normalizeMessage('charge ch_3MtwBwLkdIwHu7ix28a3tqPa declined', 1)).not.toBe('charge <id> declined');
+    expect(normalizeMessage('order ord_42 failed')).toBe(normalizeMessage('order ord_77 failed'));
+  });
+
+  it('groups 90 failed requests to 90 charge ids as one, where version 1 made 90', () => {
+    const fingerprints = (version: 1 | 2) =>
+      new Set(
+        Array.from({ length: 90 }, (_, i) =>
+          computeFingerprint(
+            {
+              errorType: 'request',
+              request: { method: 'POST', url: `https://api.example/v2/charges/ch_${1001 + i}`, status: 402 },
+            },
+            version,
+          ),
+        ),
+      );
+    expect(fingerprints(2).size).toBe(1);
+    expect(fingerprints(1).size).toBe(90);
+  });
+});

@@ -259,3 +259,113 @@ describe('fromSentryEvent, field by field', () => {
     );
   });
 });
+
+describe("fromSentryEvent: Sentry's event data kept", () => {
+  it('keeps tags (object or pairs), contexts, extra, user, logger, server name and transaction', () => {
+    const event = judged({
+      event_id: 'a'.repeat(32),
+      message: 'checkout failed',
+      tags: [
+        ['plan', 'pro'],
+        ['retries', 3],
+        ['flag', true],
+        ['skipped', { nested: 1 }],
+      ],
+      contexts: { order: { id: 'ord_1', total: 19.99 }, os: { name: 'Linux' }, bogus: 'not an object' },
+      extra: { cart: [1, 2] },
+      user: { id: 42, email: 'ada@example.com', username: 'ada', ip_address: '203.0.113.9', segment: 'x' },
+      logger: 'payments',
+      server_name: 'web-1',
+      transaction: 'POST /checkout',
+    });
+    expect(event).toMatchObject({
+      tags: { plan: 'pro', retries: '3', flag: 'true' },
+      contexts: { order: { id: 'ord_1', total: 19.99 }, os: { name: 'Linux' } },
+      extra: { cart: [1, 2] },
+      user: { id: '42', email: 'ada@example.com', username: 'ada', ip_address: '203.0.113.9' },
+      anonymousId: 'anon_42',
+      logger: 'payments',
+      serverName: 'web-1',
+      transaction: 'POST /checkout',
+    });
+    expect(event.tags).not.toHaveProperty('skipped');
+    expect(event.contexts).not.toHaveProperty('bogus');
+  });
+
+  it('keeps the chain cause first with its frames and mechanism, handled from the main exception', () => {
+    const frames = (fn: string) => ({
+      frames: [
+        { function: 'outer', filename: 'app.js', lineno: 1 },
+        { function: fn, filename: 'app.js', lineno: 2, context_line: '  throw x;', pre_context: ['a', 'b'] },
+      ],
+    });
+    const event = judged({
+      exception: {
+        values: [
+          { type: 'DbError', value: 'timeout', stacktrace: frames('query'), mechanism: { type: 'chained' } },
+          {
+            type: 'Error',
+            value: 'Checkout failed',
+            stacktrace: frames('checkout'),
+            mechanism: { type: 'onunhandledrejection', handled: false },
+          },
+        ],
+      },
+    });
+    expect(event.handled).toBe(false);
+    expect(event.exceptions?.map((exception) => exception.type)).toEqual(['DbError', 'Error']);
+    expect(event.exceptions?.[1]).toMatchObject({
+      value: 'Checkout failed',
+      mechanism: { type: 'onunhandledrejection', handled: false },
+    });
+    expect(event.exceptions?.[0]?.frames[0]).toMatchObject({
+      function: 'query',
+      contextLine: '  throw x;',
+      preContext: ['a', 'b'],
+    });
+    expect(framesOf(event)?.[0]).toMatchObject({ function: 'checkout' });
+    expect(judged({ exception: { values: [{ type: 'E', value: 'v' }] } }).handled).toBeNull();
+  });
+
+  it("keeps the request's method, query, headers and data, and a failed request's status", () => {
+    const event = judged({
+      message: 'boom',
+      request: {
+        method: 'post',
+        url: 'https://shop.example/api/cart',
+        query_string: [['page', '2']],
+        headers: [
+          ['User-Agent', 'curl/8'],
+          ['Cookie', 'a=b'],
+        ],
+        data: { item: 7, password: 'x' },
+      },
+    });
+    expect(event.type).toBe('error');
+    expect(event.request).toEqual({
+      method: 'POST',
+      url: 'https://shop.example/api/cart',
+      query: 'page=2',
+      headers: { 'user-agent': 'curl/8' },
+      data: { item: 7, password: '[Filtered]' },
+    });
+    expect(event.userAgent).toBe('curl/8');
+  });
+
+  it("takes a thread's stack when there is no exception stack (sentry-go's messages)", () => {
+    const event = judged({
+      message: 'tick',
+      threads: {
+        values: [
+          { id: '1', current: false, stacktrace: { frames: [{ function: 'idle', filename: 'idle.go', lineno: 3 }] } },
+          { id: '2', current: true, stacktrace: { frames: [{ function: 'main', filename: 'main.go', lineno: 12 }] } },
+        ],
+      },
+    });
+    expect(event.threads).toEqual([
+      { name: '2', current: true, frames: [{ function: 'main', file: 'main.go', line: 12 }] },
+    ]);
+    expect(event.stack).toBe('Message: tick\n    at main (main.go:12)');
+    expect(framesOf(event)).toEqual([{ function: 'main', file: 'main.go', line: 12 }]);
+  });
+});
