@@ -127,6 +127,7 @@ describe('OpenAPI document', () => {
         'GET /api/issues/{id}',
         'POST /api/issues/{id}/comments',
         'GET /api/issues/{id}/activity',
+        'GET /api/issues/{id}/tags',
         'GET /api/openapi.json',
         'GET /api/outcomes',
         'GET /api/overview',

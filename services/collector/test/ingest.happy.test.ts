@@ -237,12 +237,17 @@ describe('ingestion, happy paths', () => {
           data: { status: 200, nested: { ok: true } },
         },
       ],
+      tags: { plan: 'pro' },
+      user: { id: 'u-1', email: 'ada@example.com', username: 'ada' },
+      contexts: { order: { id: 'ord_1', total: 19.99 } },
+      extra: { cart: [1, 2] },
     });
     const reply = await sendBatch(server, appKey, [full, ...makeEvents(49)]);
     expect(reply.body).toEqual({ accepted: 50, duplicates: 0, rejected: [] });
     const [stored] = (await server.call('GET', `/api/issues/${appKey}:TypeError:full`, { token })).body.events;
     const { receivedAt, ...asSent } = stored;
-    expect(asSent).toEqual(full);
+    // handled: unknown (null) for an event that sent no exception mechanism.
+    expect(asSent).toEqual({ ...full, handled: null });
     expect(receivedAt).toEqual(expect.any(Number));
   });
 });
