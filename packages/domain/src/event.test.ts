@@ -460,3 +460,34 @@ describe('fingerprintsOf: the current grouping version, and the previous one whe
     );
   });
 });
+
+describe('judgeEvent: client fingerprints and grouping versions', () => {
+  const request = { method: 'POST', url: '/v2/charges/ch_1002', status: 402 };
+  const raw = (fingerprint?: string) => ({
+    eventId: 'evt_1',
+    type: 'request',
+    timestamp: 1_700_000_000_000,
+    request,
+    ...(fingerprint && { fingerprint }),
+  });
+  const judge = (fingerprint?: string) => {
+    const verdict = judgeEvent(raw(fingerprint), { appKey: 'web_0123456789abcdef', receivedAt: 1_700_000_000_000 });
+    if (!verdict.ok) throw new Error(verdict.message);
+    return verdict.event;
+  };
+  const v1 = computeFingerprint({ errorType: 'request', request }, 1);
+  const v2 = computeFingerprint({ errorType: 'request', request }, 2);
+
+  it("groups the server's own fingerprint sent by a client (the browser SDK) under the current version", () => {
+    expect(judge(v2)).toMatchObject({ fingerprint: v2, grouping: GROUPING_VERSION, previousFingerprint: v1 });
+    expect(judge()).toMatchObject({ fingerprint: v2, grouping: GROUPING_VERSION, previousFingerprint: v1 });
+  });
+
+  it("records the previous version for an older SDK's fingerprint, and none for a client's own", () => {
+    expect(judge(v1)).toMatchObject({ fingerprint: v1, grouping: GROUPING_VERSION - 1 });
+    expect(judge(v1)).not.toHaveProperty('previousFingerprint');
+    const own = judge('Custom:checkout');
+    expect(own.fingerprint).toBe('Custom:checkout');
+    expect(own).not.toHaveProperty('grouping');
+  });
+});

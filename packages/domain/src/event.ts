@@ -282,11 +282,16 @@ export function judgeEvent(raw: unknown, context: JudgeContext): EventVerdict {
   // zod's output is a new object of our own: it is completed in place rather than copied (ingestion's hot path).
   const event = input as StoredEvent;
   event.appKey = context.appKey;
-  if (input.fingerprint === undefined) {
-    const { fingerprint, grouping, previous } = fingerprintsOf(input, context.source ?? 'batch');
-    event.fingerprint = fingerprint;
-    event.grouping = grouping;
-    if (previous !== undefined) event.previousFingerprint = previous;
+  // A client may send the server's own fingerprint (the browser SDK computes it, so beforeSend can change it): that one
+  // is grouped as the server's, under its version, so grouping upgrades reach it too. Any other is the client's own.
+  const computed = fingerprintsOf(input, context.source ?? 'batch');
+  if (input.fingerprint === undefined || input.fingerprint === computed.fingerprint) {
+    event.fingerprint = computed.fingerprint;
+    event.grouping = computed.grouping;
+    if (computed.previous !== undefined) event.previousFingerprint = computed.previous;
+  } else if (input.fingerprint === computed.previous) {
+    // An SDK built before the current version: its issues are the previous version's.
+    event.grouping = GROUPING_VERSION - 1;
   }
   if (
     input.tags ||

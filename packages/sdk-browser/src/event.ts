@@ -41,6 +41,18 @@ export interface CollectorEvent {
   userAgent?: string;
   release?: string;
   environment?: string;
+  /** Set with setTag / setUser / setContext / setExtra: sent with every event from then on (the server bounds them). */
+  tags?: Record<string, string>;
+  user?: EventUser;
+  contexts?: Record<string, Record<string, unknown>>;
+  extra?: Record<string, unknown>;
+}
+
+/** Who was using the page: shown on the issue. The anonymous id keeps counting users whether or not this is set. */
+export interface EventUser {
+  id?: string;
+  email?: string;
+  username?: string;
 }
 
 // Compile-time guard: if the server's event schema changes in a way the SDK's events no longer fit, this stops the

@@ -1,13 +1,13 @@
 // The browser SDK's public face: init once, and errors, rejections and failed requests are reported by themselves.
 // Every function here returns normally whatever happens: an error tracker that breaks the page is worse than none.
-import type { Breadcrumb } from './event';
+import type { Breadcrumb, EventUser } from './event';
 import { resolveIdentity, storageOf } from './identity';
 import { instrument } from './instrument';
 import { type InitOptions, resolveOptions } from './options';
 import { BrowserSdk, SDK_VERSION } from './sdk';
 import { type FetchLike, Transport } from './transport';
 
-export type { Breadcrumb, BreadcrumbLevel, CollectorEvent, RequestInfo } from './event';
+export type { Breadcrumb, BreadcrumbLevel, CollectorEvent, EventUser, RequestInfo } from './event';
 export type { InitOptions } from './options';
 export { SDK_VERSION };
 
@@ -73,6 +73,42 @@ export function captureMessage(message: string): string | undefined {
     return sdk?.captureMessage(message);
   } catch {
     return undefined;
+  }
+}
+
+/** A tag on every event from now on: counted per issue and searchable (`key:value`). */
+export function setTag(key: string, value: string): void {
+  try {
+    sdk?.setTag(key, value);
+  } catch {
+    // See the file's first lines.
+  }
+}
+
+/** The user shown on every event from now on (id, email, username); null forgets it. */
+export function setUser(user: EventUser | null): void {
+  try {
+    sdk?.setUser(user);
+  } catch {
+    // See the file's first lines.
+  }
+}
+
+/** A named group of facts shown on every event from now on (`order`, `feature_flags`); null removes it. */
+export function setContext(name: string, context: Record<string, unknown> | null): void {
+  try {
+    sdk?.setContext(name, context);
+  } catch {
+    // See the file's first lines.
+  }
+}
+
+/** One more value shown with every event from now on. */
+export function setExtra(key: string, value: unknown): void {
+  try {
+    sdk?.setExtra(key, value);
+  } catch {
+    // See the file's first lines.
   }
 }
 

@@ -144,6 +144,34 @@ describe('events', () => {
   });
 });
 
+describe('scope: tags, user, contexts and extra', () => {
+  it('sends what was set with every later event, and the server keeps it', () => {
+    const { sdk, events } = setup();
+    sdk.captureMessage('before');
+    sdk.setTag('plan', 'pro');
+    sdk.setUser({ id: 'u-1', email: 'ada@example.com', username: 'ada' });
+    sdk.setContext('order', { id: 'ord_1', total: 19.99 });
+    sdk.setExtra('step', 3);
+    sdk.captureMessage('after');
+    sdk.setUser(null);
+    sdk.setContext('order', null);
+    sdk.captureMessage('logged out');
+    const [before, after, out] = events as [CollectorEvent, CollectorEvent, CollectorEvent];
+    expect(before).not.toHaveProperty('tags');
+    expect(after).toMatchObject({
+      tags: { plan: 'pro' },
+      user: { id: 'u-1', email: 'ada@example.com', username: 'ada' },
+      contexts: { order: { id: 'ord_1', total: 19.99 } },
+      extra: { step: 3 },
+    });
+    expect(out).not.toHaveProperty('user');
+    expect(out).not.toHaveProperty('contexts');
+    expect(out.tags).toEqual({ plan: 'pro' });
+    const verdict = judgeEvent(after, { appKey: 'web_abc', receivedAt: after.timestamp });
+    expect(verdict.ok && verdict.event).toMatchObject({ tags: { plan: 'pro' }, user: { email: 'ada@example.com' } });
+  });
+});
+
 describe('capturing once', () => {
   it('sends an error object once, however often it is reported', () => {
     const { sdk, events } = setup();

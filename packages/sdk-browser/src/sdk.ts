@@ -7,6 +7,7 @@ import {
   type CollectorEvent,
   computeFingerprint,
   describeValue,
+  type EventUser,
   errorFieldsOf,
   fieldLimits,
   fingerprintOf,
@@ -63,6 +64,8 @@ export class BrowserSdk {
   /** Set while an event is built: anything captured meanwhile (say, by beforeSend) would start a loop. */
   private capturing = false;
   private closed = false;
+  /** What setTag, setUser, setContext and setExtra set: copied into each event built after. */
+  private readonly scope: Pick<CollectorEvent, 'tags' | 'user' | 'contexts' | 'extra'> = {};
 
   constructor(
     readonly options: ResolvedOptions,
@@ -88,6 +91,36 @@ export class BrowserSdk {
       errorType: 'Message',
       message: truncate(describeValue(message, fieldLimits.message), fieldLimits.message),
     });
+  }
+
+  setTag(key: string, value: string): void {
+    if (typeof key !== 'string' || typeof value !== 'string') return;
+    this.scope.tags = { ...this.scope.tags, [key]: value };
+  }
+
+  /** null forgets the user (on logout). */
+  setUser(user: EventUser | null): void {
+    if (user === null) delete this.scope.user;
+    else if (typeof user === 'object') {
+      const kept: EventUser = {};
+      for (const field of ['id', 'email', 'username'] as const)
+        if (typeof user[field] === 'string') kept[field] = user[field];
+      this.scope.user = kept;
+    }
+  }
+
+  /** A named group of facts (`order`, `feature_flags`); null removes it. */
+  setContext(name: string, context: Record<string, unknown> | null): void {
+    if (typeof name !== 'string') return;
+    const contexts = { ...this.scope.contexts };
+    if (context === null) delete contexts[name];
+    else if (typeof context === 'object') contexts[name] = context;
+    this.scope.contexts = contexts;
+  }
+
+  setExtra(key: string, value: unknown): void {
+    if (typeof key !== 'string') return;
+    this.scope.extra = { ...this.scope.extra, [key]: value };
   }
 
   addBreadcrumb(crumb: Breadcrumb): void {
@@ -206,6 +239,11 @@ export class BrowserSdk {
       if (userAgent) event.userAgent = truncate(userAgent, fieldLimits.userAgent);
       if (options.release) event.release = options.release;
       if (options.environment) event.environment = options.environment;
+      const { tags, user, contexts, extra } = this.scope;
+      if (tags) event.tags = tags;
+      if (user) event.user = user;
+      if (contexts && Object.keys(contexts).length > 0) event.contexts = contexts;
+      if (extra) event.extra = extra;
       if (options.beforeSend) {
         let result: ReturnType<NonNullable<ResolvedOptions['beforeSend']>>;
         try {
