@@ -14,6 +14,7 @@ export * from './rate-limit';
 export * from './retry-after';
 export * from './sentry/dsn';
 export * from './sentry/event';
+export * from './sentry/feedback';
 export * from './sentry/limits';
 export * from './text';
 export * from './timeseries';

@@ -127,6 +127,8 @@ describe('OpenAPI document', () => {
         'GET /api/issues/{id}',
         'POST /api/issues/{id}/comments',
         'GET /api/issues/{id}/activity',
+        'GET /api/issues/{id}/feedback',
+        'GET /api/feedback',
         'GET /api/openapi.json',
         'GET /api/outcomes',
         'GET /api/overview',
