@@ -1,6 +1,6 @@
 // User feedback: stored as the Sentry endpoints receive it, listed per issue and per app (migration 0021).
 import { DAY, type FeedbackInput } from '@collector/domain';
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema';
 
 export interface FeedbackRow {
@@ -18,14 +18,38 @@ export interface FeedbackRow {
 const day = sql.lit(DAY);
 
 /**
- * The issue of an event already stored, by its id: event_ids tells the day of its timestamp, so only that day's
- * partition of events is read (events has no index by event id; the write path would pay for one on every event).
- * Null when the event is not stored (yet, or any more).
+ * The issues of events already stored, by event id: event_ids tells the day of each one's timestamp, so only that
+ * day's partition of events is read (events has no index by event id; the write path would pay for one on every
+ * event). The day goes in as a value, not a join: joined, the planner reads every day's partition. An event not
+ * stored (yet, or any more) has none.
  */
-const issueOfStoredEvent = (appKey: string, eventId: RawBuilder<unknown>) =>
-  sql`(select e.fingerprint from event_ids i join events e on e.app_key = i.app_key and e.event_id = i.event_id
-      and e.timestamp >= i.day::int8 * ${day} and e.timestamp < (i.day::int8 + 1) * ${day}
-    where i.app_key = ${appKey} and i.event_id = ${eventId} limit 1)`;
+async function issuesOfStoredEvents(
+  db: Kysely<Database>,
+  appKey: string,
+  eventIds: readonly string[],
+): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  if (eventIds.length === 0) return found;
+  const days = await db
+    .selectFrom('event_ids')
+    .select(['event_id', 'day'])
+    .where('app_key', '=', appKey)
+    .where('event_id', 'in', [...new Set(eventIds)])
+    .execute();
+  for (const { event_id, day } of days) {
+    const event = await db
+      .selectFrom('events')
+      .select('fingerprint')
+      .where('app_key', '=', appKey)
+      .where('event_id', '=', event_id)
+      .where('timestamp', '>=', day * DAY)
+      .where('timestamp', '<', (day + 1) * DAY)
+      .limit(1)
+      .executeTakeFirst();
+    if (event) found.set(event_id, event.fingerprint);
+  }
+  return found;
+}
 
 /**
  * Stores an app's feedback, once per item (a retry is skipped), linked to its event's issue if that event is stored.
@@ -38,21 +62,25 @@ export async function storeFeedback(
   receivedAt: number,
 ): Promise<void> {
   if (items.length === 0) return;
+  const issues = await issuesOfStoredEvents(
+    db,
+    appKey,
+    items.flatMap((item) => (item.eventId === null ? [] : [item.eventId])),
+  );
   const rows = items.map((item) => ({
     kind: item.kind,
     source_id: item.sourceId,
     event_id: item.eventId,
+    fingerprint: item.eventId === null ? null : (issues.get(item.eventId) ?? null),
     name: item.name,
     email: item.email,
     message: item.message,
     url: item.url,
   }));
   await sql`insert into feedback (app_key, kind, source_id, event_id, fingerprint, name, email, message, url, received_at)
-    select ${appKey}, r.kind, r.source_id, r.event_id,
-      ${issueOfStoredEvent(appKey, sql.ref('r.event_id'))},
-      r.name, r.email, r.message, r.url, ${receivedAt}::int8
+    select ${appKey}, r.kind, r.source_id, r.event_id, r.fingerprint, r.name, r.email, r.message, r.url, ${receivedAt}::int8
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-      as r(kind text, source_id text, event_id text, name text, email text, message text, url text)
+      as r(kind text, source_id text, event_id text, fingerprint text, name text, email text, message text, url text)
     -- An app deleted meanwhile has nothing to keep feedback for.
     where exists (select from apps a where a.app_key = ${appKey})
     on conflict (app_key, kind, source_id) do nothing`.execute(db);
