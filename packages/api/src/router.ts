@@ -13,6 +13,8 @@ import { passwordResetRoute } from './routers/auth/password-reset';
 import { confirmPasswordResetRoute } from './routers/auth/password-reset-confirm';
 import { registerRoute } from './routers/auth/register';
 import { ingestRoute } from './routers/events/ingest';
+import { issueFeedbackRoute } from './routers/feedback/issue';
+import { listFeedbackRoute } from './routers/feedback/list';
 import { acceptInvitationRoute } from './routers/invitations/accept';
 import { issueActivityRoute } from './routers/issues/activity';
 import { commentRoute } from './routers/issues/comment';
@@ -70,7 +72,9 @@ export const appRouter = router({
     comment: commentRoute,
     activity: issueActivityRoute,
     tags: issueTagsRoute,
+    feedback: issueFeedbackRoute,
   }),
+  feedback: router({ list: listFeedbackRoute }),
   // Literal paths (deliveries) before {id} paths.
   alerts: router({
     deliveries: listDeliveriesRoute,

@@ -6,6 +6,7 @@ export * from './counters';
 export * from './database-errors';
 export * from './embedded-postgres';
 export * from './event-writer';
+export * from './feedback';
 export * from './ingest';
 export * from './issue-tags';
 export * from './issue-work';

@@ -1,13 +1,14 @@
 // Outcomes: per app and UTC hour of receipt, what happened to the events apps sent (migration 0011). accepted and
 // duplicate are counted by the write statement itself (write-path/outcomes.ts), committed with the events they count.
 // The other reasons are decided before any statement (a 429, an event judged invalid, a body too large, an envelope
-// item skipped): OutcomeCounter adds them up in memory and writes them once a second in one statement, so a flood of
-// refused requests costs no statement each. A crash loses at most the last second of those counts.
-import { everyOutcome, HOUR, type OutcomeCount, type OutcomeReason } from '@collector/domain';
+// item skipped, an SDK's client report): OutcomeCounter adds them up in memory and writes them once a second in one
+// statement, so a flood of refused requests costs no statement each. A crash loses at most the last second of those counts.
+import { everyOutcome, HOUR, type OutcomeCount, type StoredOutcomeReason } from '@collector/domain';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema';
 
-export type CountedOutcome = Exclude<OutcomeReason, 'accepted' | 'duplicate'>;
+/** What OutcomeCounter counts: SDK-dropped events are kept per reason the SDK gave (`client_discard:<reason>`). */
+export type CountedOutcome = Exclude<StoredOutcomeReason, 'accepted' | 'duplicate' | 'client_discard'>;
 
 interface PendingCount {
   app_key: string;

@@ -382,6 +382,21 @@ export interface AlertSpikesTable {
   window_ms: number;
 }
 
+/** User feedback (migration 0021): about an event (event_id), linked to its issue once known (fingerprint). */
+export interface FeedbackTable {
+  id: Generated<number>;
+  app_key: string;
+  kind: string;
+  source_id: string;
+  event_id: string | null;
+  fingerprint: string | null;
+  name: string | null;
+  email: string | null;
+  message: string;
+  url: string | null;
+  received_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   user_passwords: UserPasswordsTable;
@@ -441,6 +456,7 @@ export interface Database {
   issue_minutes: IssueMinutesTable;
   issue_minute_deltas: IssueMinuteDeltasTable;
   alert_spikes: AlertSpikesTable;
+  feedback: FeedbackTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -16,6 +16,7 @@ export * from './retry-after';
 export * from './search';
 export * from './sentry/dsn';
 export * from './sentry/event';
+export * from './sentry/feedback';
 export * from './sentry/limits';
 export * from './text';
 export * from './timeseries';

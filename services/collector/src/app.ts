@@ -16,7 +16,13 @@ import {
   type RateLimitConfig,
   toAppError,
 } from '@collector/api';
-import { type DatabaseHandle, EventWriter, OutcomeCounter, RETRY_AFTER_UNAVAILABLE_SECONDS } from '@collector/db';
+import {
+  type DatabaseHandle,
+  EventWriter,
+  OutcomeCounter,
+  RETRY_AFTER_UNAVAILABLE_SECONDS,
+  storeFeedback,
+} from '@collector/db';
 import type { AppError } from '@collector/domain';
 import { TRPCError } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
@@ -75,6 +81,7 @@ export function createApp(options: AppOptions) {
     writer: new EventWriter(database.db, { concurrency: database.backend === 'pglite' ? 1 : 2 }),
     outcomes: options.outcomes ?? new OutcomeCounter(database.db),
     budget: ingestBudget,
+    storeFeedback: (appKey, items, receivedAt) => storeFeedback(database.db, appKey, items, receivedAt),
     clock,
     storeIp: options.storeIp ?? true,
   });

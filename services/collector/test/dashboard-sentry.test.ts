@@ -1,5 +1,6 @@
 // The dashboard's Sentry side in Chromium against the real service: an app's DSN with its copy button, the right
-// snippet per app type, and a Sentry event's structured frames on the issue page, readable on a phone.
+// snippet per app type, a Sentry event's structured frames on the issue page, readable on a phone, and user feedback on
+// its issue and its app.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, launchDashboardBrowser, signUp, startTestServer } from './harness';
@@ -108,5 +109,47 @@ describe('dashboard with Sentry SDKs', () => {
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     const box = await rows.nth(0).locator('.frame-path').boundingBox();
     expect(box && box.x + box.width).toBeLessThanOrEqual(390);
+  });
+
+  it('lists user feedback on its issue and on the app’s page, with a link from the app’s list to the issue', async () => {
+    const { token } = await signUp(server);
+    const app = await createApp(server, token, { name: 'API', type: 'node' });
+    const { projectId, publicKey } = dsnParts(app.dsn);
+    const eventId = crypto.randomUUID().replaceAll('-', '');
+    const line = (value: unknown) => `${JSON.stringify(value)}\n`;
+    const body =
+      line({ event_id: eventId }) +
+      line({ type: 'event' }) +
+      line({
+        event_id: eventId,
+        platform: 'node',
+        exception: { values: [{ type: 'Error', value: 'checkout froze' }] },
+      }) +
+      line({ type: 'user_report' }) +
+      line({ event_id: eventId, name: 'Ada', email: 'ada@example.com', comments: 'The pay button did nothing' }) +
+      line({ type: 'feedback' }) +
+      line({
+        event_id: crypto.randomUUID().replaceAll('-', ''),
+        contexts: { feedback: { message: 'Love the new look' } },
+      });
+    const sent = await server.call('POST', `/api/${projectId}/envelope/?sentry_key=${publicKey}`, { rawBody: body });
+    expect(sent.status).toBe(200);
+    const [issue] = (await server.call('GET', `/api/issues?appKey=${app.appKey}`, { token })).body.issues;
+
+    await signedIn(token, `/issues/${encodeURIComponent(issue.id)}`);
+    const onIssue = page.getByRole('region', { name: 'User feedback' });
+    await onIssue.getByText('The pay button did nothing').waitFor();
+    expect(await onIssue.getByRole('listitem').count()).toBe(1);
+    expect(await onIssue.getByRole('listitem').textContent()).toContain('Ada · ada@example.com');
+
+    await signedIn(token, `/apps/${app.appKey}`);
+    const onApp = page.getByRole('region', { name: 'User feedback' });
+    await onApp.getByText('Love the new look').waitFor();
+    expect(await onApp.getByRole('listitem').allTextContents()).toEqual([
+      expect.stringContaining('Love the new lookAnonymous'),
+      expect.stringContaining('The pay button did nothingAda'),
+    ]);
+    await onApp.getByRole('link', { name: 'See the issue of this feedback' }).click();
+    await page.waitForURL(`${base}/issues/${encodeURIComponent(issue.id)}`);
   });
 });

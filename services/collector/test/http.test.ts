@@ -128,6 +128,8 @@ describe('OpenAPI document', () => {
         'POST /api/issues/{id}/comments',
         'GET /api/issues/{id}/activity',
         'GET /api/issues/{id}/tags',
+        'GET /api/issues/{id}/feedback',
+        'GET /api/feedback',
         'GET /api/openapi.json',
         'GET /api/outcomes',
         'GET /api/overview',

@@ -35,12 +35,23 @@ async function outcomesOf(target: TestServer, query: string, expected: Record<st
 describe('GET /api/outcomes', () => {
   it('counts every reason exactly, 429s and oversize bodies included, and lists every reason', async () => {
     const { appKey } = await createApp(server, token);
-    const zero = { accepted: 0, duplicate: 0, invalid: 0, rate_limited: 0, too_large: 0, unsupported: 0 };
+    const zero = {
+      accepted: 0,
+      duplicate: 0,
+      invalid: 0,
+      rate_limited: 0,
+      too_large: 0,
+      unsupported: 0,
+      client_discard: 0,
+    };
     expect((await outcomesOf(server, `?appKey=${appKey}`, zero)).body).toEqual({
-      outcomes: ['accepted', 'duplicate', 'invalid', 'rate_limited', 'too_large', 'unsupported'].map((reason) => ({
-        reason,
-        events: 0,
-      })),
+      outcomes: [
+        ...['accepted', 'duplicate', 'invalid', 'rate_limited', 'too_large', 'unsupported'].map((reason) => ({
+          reason,
+          events: 0,
+        })),
+        { reason: 'client_discard', events: 0, clientReasons: [] },
+      ],
     });
 
     // 3 stored, 2 invalid.
@@ -69,7 +80,15 @@ describe('GET /api/outcomes', () => {
     const anonymous = JSON.stringify({ events: [makeEvent({ message: 'x'.repeat(2 * 1024 * 1024) })], appKey });
     expect((await sendRawBatch(server, anonymous)).status).toBe(413);
 
-    const expected = { accepted: 5, duplicate: 3, invalid: 2, rate_limited: 50, too_large: 2, unsupported: 0 };
+    const expected = {
+      accepted: 5,
+      duplicate: 3,
+      invalid: 2,
+      rate_limited: 50,
+      too_large: 2,
+      unsupported: 0,
+      client_discard: 0,
+    };
     expect((await outcomesOf(server, `?appKey=${appKey}`, expected)).counts).toEqual(expected);
     // Over all of the caller's apps, the same (the other app has none); a window after now, nothing.
     await createApp(server, token);
@@ -79,7 +98,7 @@ describe('GET /api/outcomes', () => {
     expect((await outcomesOf(server, `?appKey=${appKey}&from=0&to=${later}`, expected)).counts).toEqual(expected);
   });
 
-  it('counts envelope items the Sentry endpoints skip as unsupported, and an oversize envelope whose key is in the URL', async () => {
+  it('counts envelope items the Sentry endpoints skip as unsupported (not a client report, which is read), and an oversize envelope whose key is in the URL', async () => {
     const app = await createApp(server, token, { type: 'node' });
     const { projectId, publicKey } = dsnParts(app.dsn);
     const line = (value: unknown) => `${JSON.stringify(value)}\n`;
@@ -101,7 +120,15 @@ describe('GET /api/outcomes', () => {
       headers: { 'content-type': 'text/plain' },
     });
     expect(huge.status).toBe(413);
-    const expected = { accepted: 1, duplicate: 0, invalid: 0, rate_limited: 0, too_large: 1, unsupported: 2 };
+    const expected = {
+      accepted: 1,
+      duplicate: 0,
+      invalid: 0,
+      rate_limited: 0,
+      too_large: 1,
+      unsupported: 1,
+      client_discard: 0,
+    };
     expect((await outcomesOf(server, `?appKey=${app.appKey}`, expected)).counts).toEqual(expected);
   });
 

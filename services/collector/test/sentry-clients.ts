@@ -17,6 +17,15 @@ export async function runNodeClient(dsn: string): Promise<void> {
   await run(process.execPath, [here('node-client.mjs'), dsn], { timeout: 30_000 });
 }
 
+/**
+ * Runs @sentry/node 11 (node-feedback-client.mjs): an error, the user's feedback about it, and a dropped message's
+ * client report. Resolves to the error's Sentry event_id.
+ */
+export async function runNodeFeedbackClient(dsn: string): Promise<string> {
+  const { stdout } = await run(process.execPath, [here('node-feedback-client.mjs'), dsn], { timeout: 30_000 });
+  return stdout.trim();
+}
+
 /** Runs Debian's python3-sentry-sdk 1.9.10 (python-client.py): an exception and a message, to /store/. */
 export async function runPythonClient(dsn: string): Promise<void> {
   await run('/usr/bin/python3', [here('python-client.py'), dsn], { timeout: 30_000 });

@@ -243,8 +243,16 @@ describe('fuzzed', () => {
   const itemArbitrary = fc.oneof(
     fc
       .record({
-        type: fc.constantFrom('event', 'session', 'attachment', 'client_report', 'x'),
-        payload: fc.jsonValue({ maxDepth: 3 }),
+        type: fc.constantFrom('event', 'session', 'attachment', 'client_report', 'feedback', 'user_report', 'x'),
+        // Any JSON, or the shapes that feedback, user_report and client_report items take (each read as any type).
+        payload: fc.oneof(
+          fc.jsonValue({ maxDepth: 3 }),
+          fc.string().map((message) => ({ event_id: 'a'.repeat(32), contexts: { feedback: { message } } })),
+          fc.string().map((comments) => ({ event_id: 'b'.repeat(32), name: 'n', comments })),
+          fc
+            .nat()
+            .map((quantity) => ({ discarded_events: [{ reason: 'queue_overflow', category: 'error', quantity }] })),
+        ),
         sized: fc.boolean(),
         lie: fc.integer({ min: -3, max: 3 }),
       })

@@ -68,6 +68,7 @@ export type AlertRule = CollectorOutputs['alerts']['list']['alerts'][number];
 export type AlertTrigger = AlertRule['trigger'];
 export type AlertDelivery = CollectorOutputs['alerts']['deliveries']['deliveries'][number];
 export type Outcome = CollectorOutputs['outcomes']['get']['outcomes'][number];
+export type Feedback = CollectorOutputs['feedback']['list']['feedback'][number];
 export type Org = CollectorOutputs['orgs']['list']['orgs'][number];
 export type OrgRole = Org['role'];
 export type ApiToken = CollectorOutputs['tokens']['list']['tokens'][number];

@@ -21,6 +21,10 @@ const labels: Record<Outcome['reason'], { label: string; why: string }> = {
   rate_limited: { label: 'Rate limited', why: 'events of requests refused with 429: over INGEST_RATE_LIMIT' },
   too_large: { label: 'Too large', why: 'requests refused with 413 (over 1 MiB), one per request' },
   unsupported: { label: 'Unsupported', why: 'envelope items this collector skips' },
+  client_discard: {
+    label: 'Dropped by the SDK',
+    why: 'error events the apps’ Sentry SDKs dropped before sending them',
+  },
 };
 
 /** The outcomes of one app (or all), refreshed when `refreshKey` changes. */
@@ -41,7 +45,8 @@ export function OutcomesPanel({
   );
   const list = outcomes.data ?? [];
   const countOfReason = (reason: Outcome['reason']) => list.find((outcome) => outcome.reason === reason)?.events ?? 0;
-  const received = list.reduce((sum, outcome) => sum + outcome.events, 0);
+  // What SDKs dropped never reached the collector: shown as its own bar, not counted as received.
+  const received = list.reduce((sum, outcome) => sum + (outcome.reason === 'client_discard' ? 0 : outcome.events), 0);
   const dropped = received - countOfReason('accepted') - countOfReason('duplicate');
   const peak = Math.max(1, ...list.map((outcome) => outcome.events));
   const summary =

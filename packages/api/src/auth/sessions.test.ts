@@ -1,5 +1,5 @@
 // Sliding session expiry, driven through the procedures with createContextInner and a clock the test moves.
-import { EventWriter, OutcomeCounter, openDatabase } from '@collector/db';
+import { EventWriter, OutcomeCounter, openDatabase, storeFeedback } from '@collector/db';
 import { testDatabaseUrl } from '@collector/db/testing';
 import { sessionPolicy } from '@collector/domain';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -29,6 +29,7 @@ const callerAs = (authorization?: string) =>
         writer: new EventWriter(database.db),
         outcomes: new OutcomeCounter(database.db),
         budget: new IngestBudget(1024 * 1024, { warn: () => undefined }),
+        storeFeedback: (appKey, items, at) => storeFeedback(database.db, appKey, items, at),
         clock: () => now,
       }),
       alerts: noAlertDelivery,

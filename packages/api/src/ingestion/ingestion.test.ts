@@ -1,7 +1,15 @@
 // Ingestion's entry point on a real database: which key gets in, what each refusal counts, what is stored. The HTTP
 // adapters' own tests (services/collector/test/ingest.*, sentry.*, outcomes.test.ts) go through the wire formats.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { EventWriter, insertApp, insertUser, OutcomeCounter, openDatabase, outcomeTotals } from '@collector/db';
+import {
+  EventWriter,
+  insertApp,
+  insertUser,
+  OutcomeCounter,
+  openDatabase,
+  outcomeTotals,
+  storeFeedback,
+} from '@collector/db';
 import { testDatabaseUrl } from '@collector/db/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { toAppError } from '../errors';
@@ -25,6 +33,7 @@ function ingestion(rateLimiter: LeasedRateLimiter | null = null) {
     writer: new EventWriter(database.db),
     outcomes,
     budget: new IngestBudget(1024 * 1024, { warn: () => undefined }),
+    storeFeedback: (appKey, items, at) => storeFeedback(database.db, appKey, items, at),
     clock: () => now,
   });
 }
@@ -108,6 +117,8 @@ describe('Ingestion.ingest', () => {
         format: 'sentry',
         events: [{ eventId, event: { event_id: eventId, message: 'from sentry', platform: 'node' } }],
         skippedItems: 2,
+        feedback: [],
+        clientDiscards: [],
       },
     );
     expect(result).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
@@ -131,7 +142,7 @@ describe('Ingestion.ingest', () => {
       { projectId: app.projectId, publicKey: 'not-hex' },
     ]) {
       const refused = await ingestion()
-        .ingest(key, { format: 'sentry', events: [], skippedItems: 1 })
+        .ingest(key, { format: 'sentry', events: [], skippedItems: 1, feedback: [], clientDiscards: [] })
         .catch(toAppError);
       expect(refused).toMatchObject({ code: 'UNKNOWN_APP_KEY', details: [{ path: 'dsn' }] });
     }

@@ -6,7 +6,15 @@
 // statement, in the commit of the events they count (packages/db/src/write-path/outcomes.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventWriter, OutcomeCounter } from '@collector/db';
-import { fromSentryEvent, judgeEvent, publicKeyPattern, type StoredEvent } from '@collector/domain';
+import {
+  type ClientDiscard,
+  clientDiscardOutcome,
+  type FeedbackInput,
+  fromSentryEvent,
+  judgeEvent,
+  publicKeyPattern,
+  type StoredEvent,
+} from '@collector/domain';
 import { contractError } from '../errors';
 import type { KnownApps } from '../known-apps';
 import type { LeasedRateLimiter } from '../rate-limiter';
@@ -32,8 +40,17 @@ export interface SentryItem {
 export type Delivery =
   /** The batch endpoint's and the typed client's events, judged as they are. */
   | { format: 'batch'; events: readonly unknown[] }
-  /** A Sentry envelope's or store body's events (at most one), and its items of other types, skipped. */
-  | { format: 'sentry'; events: readonly SentryItem[]; skippedItems: number };
+  /**
+   * A Sentry envelope's or store body's events (at most one), its feedback, what its client reports say the SDK
+   * dropped, and the number of its items skipped (other types, or feedback and reports that could not be read).
+   */
+  | {
+      format: 'sentry';
+      events: readonly SentryItem[];
+      skippedItems: number;
+      feedback: readonly FeedbackInput[];
+      clientDiscards: readonly ClientDiscard[];
+    };
 
 interface Rejection {
   index: number;
@@ -57,6 +74,8 @@ export interface IngestionDeps {
   /** Outcomes decided before the write statement, written once a second. */
   outcomes: OutcomeCounter;
   budget: IngestBudget;
+  /** Stores an app's feedback, committed before it resolves (packages/db/src/feedback.ts). */
+  storeFeedback: (appKey: string, items: readonly FeedbackInput[], receivedAt: number) => Promise<void>;
   clock: () => number;
   /** STORE_IP: false drops the user's `ip_address` before anything is stored; default true. */
   storeIp?: boolean;
@@ -125,16 +144,28 @@ export class Ingestion {
     const { appKey } = await this.check(key);
     const { outcomes } = this.deps;
     const receivedAt = this.deps.clock();
-    if (delivery.format === 'sentry') outcomes.count(appKey, 'unsupported', delivery.skippedItems, receivedAt);
+    const feedback = delivery.format === 'sentry' ? delivery.feedback : [];
+    if (delivery.format === 'sentry') {
+      outcomes.count(appKey, 'unsupported', delivery.skippedItems, receivedAt);
+      for (const { reason, quantity } of delivery.clientDiscards)
+        outcomes.count(appKey, clientDiscardOutcome(reason), quantity, receivedAt);
+    }
     const sent = delivery.events.length;
-    if (sent === 0) return { accepted: 0, duplicates: 0, rejected: [] };
+    if (sent === 0 && feedback.length === 0) return { accepted: 0, duplicates: 0, rejected: [] };
     try {
-      await this.deps.rateLimiter?.take(appKey, sent, receivedAt);
+      // Feedback counts against the limit like an event: storing one may read its event's day (db/feedback.ts).
+      await this.deps.rateLimiter?.take(appKey, sent + feedback.length, receivedAt);
     } catch (error) {
       outcomes.count(appKey, 'rate_limited', sent, receivedAt);
       throw error;
     }
-    return this.judgeAndWrite(appKey, delivery, receivedAt);
+    const written =
+      sent === 0
+        ? Promise.resolve({ accepted: 0, duplicates: 0, rejected: [] })
+        : this.judgeAndWrite(appKey, delivery, receivedAt);
+    if (feedback.length === 0) return written;
+    // After the events: a feedback about an event of the same envelope then finds it stored, and is linked at once.
+    return written.then((result) => this.deps.storeFeedback(appKey, feedback, receivedAt).then(() => result));
   }
 
   /**

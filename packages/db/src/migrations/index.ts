@@ -20,6 +20,7 @@ import * as counterLedger from './2026_11_25_0017_counter_ledger';
 import * as organizations from './2026_11_25_0018_organizations';
 import * as orgUsers from './2026_11_25_0019_org_users';
 import * as eventData from './2026_11_25_0020_event_data';
+import * as feedback from './2026_11_25_0021_feedback';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_21_0001_initial': initial,
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0018_organizations': organizations,
   '2026_11_25_0019_org_users': orgUsers,
   '2026_11_25_0020_event_data': eventData,
+  '2026_11_25_0021_feedback': feedback,
 };

@@ -1,6 +1,6 @@
 // The write path's one statement: the named parts of events.ts, distinct-users.ts, issues.ts, activity.ts, totals.ts,
-// outcomes.ts and alerts.ts joined into a single WITH, so that a group of batches is still one round trip and one
-// commit. Its counters are appended to the counter ledger (counters.ts), so no row is locked to count: a row is
+// outcomes.ts, alerts.ts and feedback.ts joined into a single WITH, so that a group of batches is still one round trip
+// and one commit. Its counters are appended to the counter ledger (counters.ts), so no row is locked to count: a row is
 // locked only when its state changes (a new issue, a regression, a user's new active hour).
 import { type RawBuilder, sql } from 'kysely';
 import { PREPARED } from '../connection';
@@ -8,6 +8,7 @@ import { activityParts } from './activity';
 import { alertParts } from './alerts';
 import { issueUserParts, orgUserParts } from './distinct-users';
 import { eventParts } from './events';
+import { feedbackParts } from './feedback';
 import { issueParts } from './issues';
 import { outcomeParts } from './outcomes';
 import { type FinalQuery, type StatementPart, withParts } from './part';
@@ -15,8 +16,8 @@ import { totalParts } from './totals';
 
 /**
  * The statement's parts in order: events, issue users, issues, active hours and their links, organization users,
- * totals (the order of the single template this replaced), outcomes, then alerts. Each part reads only parts before it
- * (withParts checks). Every statement is the same parts in the same order, and each insert that can lock a row writes
+ * totals (the order of the single template this replaced), outcomes, alerts, then feedback waiting for its event. Each
+ * part reads only parts before it (withParts checks). Every statement is the same parts in the same order, and each insert that can lock a row writes
  * its rows in key order, so concurrent statements lock rows alike (the ledger's inserts lock none: counters.ts). Every data-modifying part runs once, to completion, whether or not a later
  * part reads it; all of them see the same snapshot, which is why a part that must see another part's writes reads that
  * part's RETURNING rows rather than its table.
@@ -30,6 +31,7 @@ export const statementParts: readonly StatementPart[] = [
   ...totalParts,
   ...outcomeParts,
   ...alertParts,
+  ...feedbackParts,
 ];
 
 /** One row of the statement's answer: a stored event (event_id set), or an issue it created or reopened (event_id null). */

@@ -6,6 +6,13 @@ export const sentryLimits = {
   decodedBytes: 20 * 1024 * 1024,
   /** One event: an envelope's event item, or the whole body of /store/. */
   eventBytes: 1024 * 1024,
+  /**
+   * A feedback, user_report or client_report item as sent: a feedback is event-shaped (contexts, breadcrumbs), a few
+   * KiB from the SDKs; a larger one is skipped, not refused, so the envelope's event is still stored.
+   */
+  sideItemBytes: 128 * 1024,
+  /** Feedback kept from one envelope (SDKs send one); more are skipped. */
+  feedbackPerEnvelope: 10,
   /** A header line (the envelope's or an item's): a few fields, never more than this. */
   headerBytes: 64 * 1024,
   /**

@@ -1,13 +1,25 @@
 // Reading what Sentry SDKs post: an envelope (/envelope/) or one JSON event (/store/), compressed or not, as a stream
 // with its limits checked while it arrives and while it decompresses, so an oversized body or a decompression bomb
-// costs at most the limit. Only event items are kept; every other item is skipped without being buffered.
+// costs at most the limit. Event items are kept; feedback, user_report and client_report items are read one at a time
+// and mapped at once (domain's sentry/feedback.ts), so only their small results stay; every other item is skipped
+// without being buffered, and so is a feedback or report that is too large or unreadable (never an error: the
+// envelope's event is still stored).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Transform, type TransformCallback, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { contractError } from '@collector/api';
-import { AppError, sentryLimits } from '@collector/domain';
+import {
+  AppError,
+  type ClientDiscard,
+  type ClientDiscardReason,
+  clientDiscardsFromSentry,
+  type FeedbackInput,
+  feedbackFromSentry,
+  sentryLimits,
+  userReportFromSentry,
+} from '@collector/domain';
 
 type Json = Record<string, unknown>;
 
@@ -21,11 +33,22 @@ export interface SentryEnvelope {
   header: Json;
   /** At most one: an envelope carries one event, as Sentry's protocol says. */
   events: SentryEventPayload[];
-  /** Items of every other type (transaction, session, attachment, ...): skipped, counted. */
+  /** Its feedback and user_report items, mapped and cut; at most sentryLimits.feedbackPerEnvelope. */
+  feedback: FeedbackInput[];
+  /** Error events its client_report items say the SDK dropped, summed per reason. */
+  clientDiscards: ClientDiscard[];
+  /**
+   * Items of every other type (transaction, session, attachment, ...), and feedback or reports too large or unreadable:
+   * skipped, counted.
+   */
   skippedItems: number;
-  /** Bytes of the body kept (the envelope's header line and its event), what the request holds once it was read. */
+  /** Bytes of the body kept (the envelope's header line, its event and feedback), what the request holds once read. */
   keptBytes: number;
 }
+
+/** The item types read; `event` is held whole, the others are mapped as soon as they end. */
+type KeptItem = 'event' | 'feedback' | 'user_report' | 'client_report';
+const sideItems = new Set<unknown>(['feedback', 'user_report', 'client_report']);
 
 const NEWLINE = 0x0a;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -82,10 +105,10 @@ function parseObject(bytes: Uint8Array, what: string, maxDepth?: number): Json {
 type State =
   | { kind: 'envelope-header' }
   | { kind: 'item-header' }
-  /** A payload of known length; `keep` when it is an event, buffered, otherwise only counted down. */
-  | { kind: 'sized-payload'; remaining: number; keep: boolean }
+  /** A payload of known length; buffered when `keep` names its type, otherwise only counted down. */
+  | { kind: 'sized-payload'; remaining: number; keep: KeptItem | null }
   /** A payload without length: up to the next newline or the end. */
-  | { kind: 'line-payload'; keep: boolean }
+  | { kind: 'line-payload'; keep: KeptItem | null }
   /** After a sized payload: one optional newline. */
   | { kind: 'after-payload' };
 
@@ -99,6 +122,8 @@ export class EnvelopeParser {
   private bufferedBytes = 0;
   private header: Json | undefined;
   private readonly events: SentryEventPayload[] = [];
+  private readonly feedback: FeedbackInput[] = [];
+  private readonly clientDiscards = new Map<ClientDiscardReason, number>();
   private skippedItems = 0;
   private keptBytes = 0;
 
@@ -112,8 +137,8 @@ export class EnvelopeParser {
         case 'line-payload': {
           const newline = chunk.indexOf(NEWLINE, offset);
           const end = newline < 0 ? chunk.length : newline;
-          const keep = state.kind !== 'line-payload' || state.keep;
-          if (keep) this.buffer(chunk.subarray(offset, end), state.kind === 'line-payload' ? 'event' : 'header line');
+          if (state.kind !== 'line-payload') this.buffer(chunk.subarray(offset, end), 'header line');
+          else if (state.keep) this.buffer(chunk.subarray(offset, end), state.keep);
           offset = end;
           if (newline >= 0) {
             offset = newline + 1;
@@ -123,11 +148,11 @@ export class EnvelopeParser {
         }
         case 'sized-payload': {
           const take = Math.min(state.remaining, chunk.length - offset);
-          if (state.keep) this.buffer(chunk.subarray(offset, offset + take), 'event');
+          if (state.keep) this.buffer(chunk.subarray(offset, offset + take), state.keep);
           state.remaining -= take;
           offset += take;
           if (state.remaining === 0) {
-            if (state.keep) this.eventEnded();
+            if (state.keep) this.itemEnded(state.keep);
             this.state = { kind: 'after-payload' };
           }
           break;
@@ -149,22 +174,32 @@ export class EnvelopeParser {
     if (final.kind === 'sized-payload' && final.remaining > 0)
       throw unreadable('item', 'the envelope ends inside an item: its length says more bytes follow');
     if (final.kind === 'line-payload') {
-      if (final.keep) this.eventEnded();
+      if (final.keep) this.itemEnded(final.keep);
       else this.state = { kind: 'item-header' };
     }
     return {
       header: this.header ?? {},
       events: this.events,
+      feedback: this.feedback,
+      clientDiscards: [...this.clientDiscards].map(([reason, quantity]) => ({ reason, quantity })),
       skippedItems: this.skippedItems,
       keptBytes: this.keptBytes,
     };
   }
 
-  private buffer(bytes: Buffer, what: string): void {
+  private buffer(bytes: Buffer, what: KeptItem | 'header line'): void {
     if (bytes.length === 0) return;
     this.bufferedBytes += bytes.length;
-    const limit = what === 'header line' ? sentryLimits.headerBytes : sentryLimits.eventBytes;
-    if (this.bufferedBytes > limit) throw tooLarge(what, limit);
+    if (what === 'header line' || what === 'event') {
+      const limit = what === 'header line' ? sentryLimits.headerBytes : sentryLimits.eventBytes;
+      if (this.bufferedBytes > limit) throw tooLarge(what, limit);
+    } else if (this.bufferedBytes > sentryLimits.sideItemBytes) {
+      // A feedback or report over its limit is dropped, not the envelope: the rest of it streams past unbuffered.
+      this.takeBuffered();
+      this.skippedItems++;
+      if (this.state.kind === 'sized-payload' || this.state.kind === 'line-payload') this.state.keep = null;
+      return;
+    }
     this.buffered.push(bytes);
   }
 
@@ -178,7 +213,7 @@ export class EnvelopeParser {
   private lineEnded(): void {
     const state = this.state;
     if (state.kind === 'line-payload') {
-      if (state.keep) this.eventEnded();
+      if (state.keep) this.itemEnded(state.keep);
       this.state = { kind: 'item-header' };
       return;
     }
@@ -195,30 +230,66 @@ export class EnvelopeParser {
   }
 
   private itemHeader(header: Json): void {
-    const keep = header.type === 'event';
-    if (keep && this.events.length > 0) throw invalid('event', 'an envelope holds at most one event item');
-    if (!keep) this.skippedItems++;
+    let keep: KeptItem | null =
+      header.type === 'event' ? 'event' : sideItems.has(header.type) ? (header.type as KeptItem) : null;
+    if (keep === 'event' && this.events.length > 0) throw invalid('event', 'an envelope holds at most one event item');
+    if ((keep === 'feedback' || keep === 'user_report') && this.feedback.length >= sentryLimits.feedbackPerEnvelope)
+      keep = null;
     const { length } = header;
+    if (length !== undefined && length !== null) {
+      if (typeof length !== 'number' || !Number.isInteger(length) || length < 0)
+        throw unreadable('item header', 'its length is not a whole number of bytes');
+      if (keep === 'event' && length > sentryLimits.eventBytes) throw tooLarge('event', sentryLimits.eventBytes);
+      if (keep !== 'event' && length > sentryLimits.sideItemBytes) keep = null;
+    }
+    if (!keep) this.skippedItems++;
     if (length === undefined || length === null) {
       this.state = { kind: 'line-payload', keep };
       return;
     }
-    if (typeof length !== 'number' || !Number.isInteger(length) || length < 0)
-      throw unreadable('item header', 'its length is not a whole number of bytes');
-    if (keep && length > sentryLimits.eventBytes) throw tooLarge('event', sentryLimits.eventBytes);
     if (length === 0) {
-      if (keep) this.eventEnded();
+      if (keep) this.itemEnded(keep);
       this.state = { kind: 'after-payload' };
       return;
     }
     this.state = { kind: 'sized-payload', remaining: length, keep };
   }
 
-  private eventEnded(): void {
+  private itemEnded(kind: KeptItem): void {
     const payload = this.takeBuffered();
+    if (kind !== 'event') {
+      this.sideItemEnded(kind, payload);
+      return;
+    }
     this.keptBytes += payload.length;
     const event = parseObject(payload, 'event', sentryLimits.eventNestingDepth);
     this.events.push({ eventId: eventIdOf(event, this.header), event });
+  }
+
+  /** A feedback, user_report or client_report, mapped now; one that cannot be read is skipped, never an error. */
+  private sideItemEnded(kind: Exclude<KeptItem, 'event'>, payload: Buffer): void {
+    let item: Json;
+    try {
+      item = parseObject(payload, kind, sentryLimits.eventNestingDepth);
+    } catch {
+      this.skippedItems++;
+      return;
+    }
+    if (kind === 'client_report') {
+      const discards = clientDiscardsFromSentry(item);
+      if (!discards) this.skippedItems++;
+      for (const { reason, quantity } of discards ?? [])
+        this.clientDiscards.set(reason, (this.clientDiscards.get(reason) ?? 0) + quantity);
+      return;
+    }
+    const feedback = kind === 'feedback' ? feedbackFromSentry(item, this.header?.event_id) : userReportFromSentry(item);
+    if (!feedback) {
+      this.skippedItems++;
+      return;
+    }
+    this.feedback.push(feedback);
+    // What the request holds of it until its commit: its texts, at most a few KiB.
+    this.keptBytes += Buffer.byteLength(JSON.stringify(feedback));
   }
 }
 
@@ -230,13 +301,14 @@ function eventIdOf(event: Json, header: Json | undefined): string {
 
 /**
  * The most of a body each reader holds at once, what ingestion's budget reserves for a compressed body. An envelope streams
- * through its parser, which keeps its header, one event and one item's header line at most; the rest of its 20 MiB
+ * through its parser, which keeps its header, one event, one feedback or report being read (mapped as soon as it ends,
+ * so only its small result stays) and one item's header line at most; the rest of its 20 MiB
  * decompressed passes by without being kept, so reserving decodedBytes would count twenty times what it costs (and
  * the default 32 MiB budget would take one compressed envelope, what sentry-python sends by default, at a time).
  * /store/ keeps the whole event.
  */
 export const heldBytes = {
-  envelope: sentryLimits.eventBytes + 2 * sentryLimits.headerBytes,
+  envelope: sentryLimits.eventBytes + sentryLimits.sideItemBytes + 2 * sentryLimits.headerBytes,
   store: sentryLimits.eventBytes,
 } as const;
 
@@ -391,6 +463,8 @@ export async function readStoreBody(req: IncomingMessage): Promise<SentryEnvelop
   return {
     header: {},
     events: [{ eventId: eventIdOf(event, undefined), event }],
+    feedback: [],
+    clientDiscards: [],
     skippedItems: 0,
     keptBytes: body.length,
   };

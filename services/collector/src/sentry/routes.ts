@@ -82,6 +82,8 @@ function readAndIngest(
         format: 'sentry',
         events: envelope.events,
         skippedItems: envelope.skippedItems,
+        feedback: envelope.feedback,
+        clientDiscards: envelope.clientDiscards,
       })
       .then((result) => {
         // A Sentry SDK reads no per-event answer: an event the collector's rules reject is a 400 saying why.

@@ -3,6 +3,7 @@
 import type { App } from '../api';
 import { CodeBlock } from '../code-block';
 import { CopyButton } from '../copy-button';
+import { FeedbackPanel } from '../feedback-panel';
 import { Link, paths, useTitle } from '../navigation';
 import { curlSnippet, sdkSnippet, sentrySetup } from '../sdk-snippet';
 import { NoSuchApp, QueryStatus } from '../states';
@@ -77,6 +78,7 @@ export function AppScreen({ appKey }: { appKey: string }) {
               <CopyButton text={curlSnippet({ appKey: app.appKey, endpoint })} label="Copy command" />
             </details>
           </section>
+          <FeedbackPanel appKey={app.appKey} />
         </>
       )}
     </>

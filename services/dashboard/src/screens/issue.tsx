@@ -5,6 +5,7 @@ import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { type Breakdown, client, type IssueStatus, messageOf, type StoredEvent } from '../api';
 import { EventsChart } from '../chart';
 import { CodeBlock } from '../code-block';
+import { FeedbackPanel } from '../feedback-panel';
 import { IssueBadges, issueKind, statusLabels } from '../issue-title';
 import { IssueWork } from '../issue-work';
 import { Link, navigate, paths, sectionHref, useLocation, useTitle } from '../navigation';
@@ -170,6 +171,7 @@ export function IssueScreen({ id }: { id: string }) {
         </section>
       )}
       {issue && <IssueWork issue={issue} onChange={detail.reload} />}
+      {issue && <FeedbackPanel issueId={issue.id} />}
       {detail.data && detail.data.breakdown.events > 0 && <BreakdownPanel breakdown={detail.data.breakdown} />}
       {detail.data && !event && <EmptyState title="No events stored for this issue." />}
       {event && issue && (

@@ -1,4 +1,4 @@
-import { outcomeReasons } from '@collector/domain';
+import { clientDiscardReasons, outcomeReasons } from '@collector/domain';
 import { z } from 'zod';
 import type { Meta } from '../../trpc';
 import { ZAppsWindowSchema } from '../apps-scope';
@@ -11,7 +11,9 @@ export const outcomesMeta: Meta = {
     description:
       'Every reason once, zeros included: accepted (new events stored), duplicate (eventId already stored, or remembered after its payload was ' +
       'deleted), invalid (events rejected one by one), rate_limited (events of requests refused with 429), too_large (events refused for size ' +
-      'that could be attributed to an app: see the README), unsupported (envelope items skipped). Counted per app and UTC hour of receipt, and ' +
+      'that could be attributed to an app: see the README), unsupported (envelope items skipped), client_discard (error events the SDKs ' +
+      'dropped before sending, from their client reports; clientReasons splits it by the SDK’s reason, any reason not in the list ' +
+      'counted as other). Counted per app and UTC hour of receipt, and ' +
       'kept after the events themselves are deleted. Over one organization’s apps (org, else the caller’s own), or one app (appKey); from (inclusive) and to (exclusive) ' +
       'take every hour of receipt they overlap.',
     tags: ['dashboard'],
@@ -22,5 +24,14 @@ export const outcomesMeta: Meta = {
 export const ZOutcomesRequestSchema = ZAppsWindowSchema;
 
 export const ZOutcomesResponseSchema = z.object({
-  outcomes: z.array(z.object({ reason: z.enum(outcomeReasons), events: z.int().min(0) })),
+  outcomes: z.array(
+    z.object({
+      reason: z.enum(outcomeReasons),
+      events: z.int().min(0),
+      clientReasons: z
+        .array(z.object({ reason: z.enum(clientDiscardReasons), events: z.int().min(0) }))
+        .optional()
+        .meta({ description: 'client_discard only: its events per reason the SDKs gave, the commonest first' }),
+    }),
+  ),
 });
