@@ -35,6 +35,8 @@ export interface CheckedApp {
 export interface SentryItem {
   eventId: string;
   event: Record<string, unknown>;
+  /** The request's `sentry_client` (`raven-js/3.22.1`), when it named one. */
+  client?: string;
 }
 
 export type Delivery =
@@ -178,7 +180,7 @@ export class Ingestion {
     // A Sentry event is mapped to the collector's event, then judged like any.
     const raws: readonly unknown[] =
       delivery.format === 'sentry'
-        ? delivery.events.map(({ eventId, event }) => fromSentryEvent(event, { receivedAt, eventId }))
+        ? delivery.events.map(({ eventId, event, client }) => fromSentryEvent(event, { receivedAt, eventId, client }))
         : delivery.events;
     const judging = { appKey, receivedAt, source: delivery.format, storeIp: this.deps.storeIp ?? true };
     for (const [index, raw] of raws.entries()) {

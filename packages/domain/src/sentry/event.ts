@@ -12,6 +12,8 @@ export interface SentryMappingContext {
   receivedAt: number;
   /** Used when the event has no `event_id` of its own (the envelope header's, or one generated). */
   eventId: string;
+  /** The request's `sentry_client` (`raven-js/3.22.1`): the SDK's version when the event's `sdk` has none. */
+  client?: string | undefined;
 }
 
 /** Sentry's HTTP client integrations mark the errors they make for failed requests with these mechanisms. */
@@ -271,7 +273,7 @@ export function fromSentryEvent(event: Json, context: SentryMappingContext): Jso
   const optional: Json = {
     anonymousId: anonymousIdOf(objectAt(event.user)),
     platform: stringAt(event.platform),
-    sdkVersion: sdkVersionOf(sdk),
+    sdkVersion: sdkVersionOf(sdk) ?? sdkVersionOf({ version: context.client?.split('/')[1] }),
     release: stringAt(event.release),
     environment: stringAt(event.environment),
     url,

@@ -12,15 +12,28 @@ import { heldBytes, readEnvelope, readStoreBody, type SentryEnvelope } from './e
 
 const SENTRY_PATHS = ['/api/:projectId/envelope', '/api/:projectId/store'];
 
-/** `X-Sentry-Auth: Sentry sentry_key=<key>, sentry_version=7, sentry_client=...`: its sentry_key. */
-function keyFromAuthHeader(header: string | undefined): string | undefined {
+/** `X-Sentry-Auth: Sentry sentry_key=<key>, sentry_version=7, sentry_client=...`: one of its fields. */
+function authHeaderField(header: string | undefined, wanted: string): string | undefined {
   if (!header) return undefined;
   const fields = header.replace(/^\s*sentry\s+/i, '');
   for (const field of fields.split(',')) {
     const [name, ...value] = field.split('=');
-    if (name?.trim().toLowerCase() === 'sentry_key') return value.join('=').trim() || undefined;
+    if (name?.trim().toLowerCase() === wanted) return value.join('=').trim() || undefined;
   }
   return undefined;
+}
+
+const keyFromAuthHeader = (header: string | undefined) => authHeaderField(header, 'sentry_key');
+
+/**
+ * `sentry_client` (`raven-js/3.22.1`) from the query string or X-Sentry-Auth: the SDK's name and version, which old
+ * SDKs send only there, not in the event's `sdk`.
+ */
+function clientOf(req: IncomingMessage): string | undefined {
+  const query = req.url?.split('?')[1];
+  const fromQuery = query ? new URLSearchParams(query).get('sentry_client') : null;
+  const header = req.headers['x-sentry-auth'];
+  return fromQuery || authHeaderField(Array.isArray(header) ? header[0] : header, 'sentry_client');
 }
 
 function keyFromRequest(req: Request): string | undefined {
@@ -77,10 +90,11 @@ function readAndIngest(
     const dsn = typeof envelope.header.dsn === 'string' ? parseDsn(envelope.header.dsn) : undefined;
     // The answer's id is the Sentry event_id (an envelope holds at most one event).
     const eventId = envelope.events[0]?.eventId;
+    const client = clientOf(req);
     return ingestion
       .ingest(app ?? { projectId, publicKey: dsn?.publicKey }, {
         format: 'sentry',
-        events: envelope.events,
+        events: client ? envelope.events.map((item) => ({ ...item, client })) : envelope.events,
         skippedItems: envelope.skippedItems,
         feedback: envelope.feedback,
         clientDiscards: envelope.clientDiscards,
