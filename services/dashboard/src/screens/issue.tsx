@@ -347,14 +347,14 @@ function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; late
             {event.stack && (
               <details className="more">
                 <summary>Raw stack trace</summary>
-                <CodeBlock kind="stack" label="Stack trace">
+                <CodeBlock kind="stack" label="Raw stack trace">
                   {event.stack}
                 </CodeBlock>
               </details>
             )}
           </>
         ) : event.stack ? (
-          <CodeBlock kind="stack" label="Stack trace">
+          <CodeBlock kind="stack" label="Raw stack trace">
             {event.stack}
           </CodeBlock>
         ) : (
