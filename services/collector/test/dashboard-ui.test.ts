@@ -560,6 +560,14 @@ describe(`dashboard in a browser (${backend})`, () => {
     await within(matches, /^3 issues match/);
     await triageShot('04-list-phone');
     expect(await tab.evaluate(pageWidth)).toBeLessThanOrEqual(390);
+    // Select-all is seen, with its words, and works there (the other headings are hidden on a phone).
+    const selectAll = tab.getByRole('checkbox', { name: 'Select every issue on this page' });
+    expect(await tab.getByText('All on this page').isVisible()).toBe(true);
+    expect((await selectAll.boundingBox())?.width).toBeGreaterThanOrEqual(12);
+    await selectAll.check();
+    await tab.getByText('3 issues selected').waitFor();
+    await selectAll.uncheck();
+    await tab.getByText('3 issues selected').waitFor({ state: 'detached' });
     await rows.first().getByRole('link').click();
     await tab.getByRole('heading', { level: 1, name: /CartDrawer\.render/ }).waitFor();
     await tab.locator('.badge-regressed').waitFor();

@@ -227,13 +227,17 @@ function IssuesList({ state }: { state: ListState }) {
             {
               name: 'Select',
               className: 'select',
+              // A phone shows the rows as cards and the headings not at all, save this box, with its words.
               heading: (
-                <input
-                  type="checkbox"
-                  aria-label="Select every issue on this page"
-                  checked={allSelected}
-                  onChange={() => setSelected(allSelected ? new Set() : new Set(pageIds))}
-                />
+                <label className="select-all">
+                  <input
+                    type="checkbox"
+                    aria-label="Select every issue on this page"
+                    checked={allSelected}
+                    onChange={() => setSelected(allSelected ? new Set() : new Set(pageIds))}
+                  />
+                  <span className="select-all-words">All on this page</span>
+                </label>
               ),
             },
             'Issue',
