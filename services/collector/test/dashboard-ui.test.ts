@@ -571,6 +571,10 @@ describe(`dashboard in a browser (${backend})`, () => {
     await rows.first().getByRole('link').click();
     await tab.getByRole('heading', { level: 1, name: /CartDrawer\.render/ }).waitFor();
     await tab.locator('.badge-regressed').waitFor();
+    // Unresolved since the new event was received (not since its own timestamp): the page says which.
+    expect(await tab.locator('.facts dd').first().textContent()).toMatch(
+      /^Unresolved since (just now|\d+ minutes? ago), when a new event was received after it was resolved$/,
+    );
     await triageShot('05-issue-phone');
     expect(await tab.evaluate(pageWidth)).toBeLessThanOrEqual(390);
 

@@ -127,8 +127,13 @@ export function IssueScreen({ id }: { id: string }) {
             {issue.statusChangedAt !== null && (
               <>
                 {' '}
+                {/* Receipt time, as the contract's regressedAt: a late event (an SDK's offline queue) dated before
+                    the resolve must not date the reopening before it. The event's own time is on the event. */}
                 <span className="muted">
                   since <Time ms={issue.statusChangedAt} />
+                  {issue.status === 'unresolved' &&
+                    issue.regressedAt === issue.statusChangedAt &&
+                    ', when a new event was received after it was resolved'}
                 </span>
               </>
             )}
