@@ -68,11 +68,11 @@ export function OverviewScreen() {
   const chartFrom = from ?? Math.max(allFrom, now - 999 * DAY);
   const totals = useQuery(
     async () => (await client.overview.get.query({ appKey, org, ...(from !== undefined ? { from, to } : {}) })).totals,
-    [appKey, org, from, to],
+    [appKey, org, from, to, now], // now: Refresh asks again, though the window may start and end where it did
   );
   const series = useQuery(
     () => client.overview.timeseries.query({ appKey, org, bucket: range.bucket, from: chartFrom, to }),
-    [appKey, org, range.bucket, chartFrom, to],
+    [appKey, org, range.bucket, chartFrom, to, now],
   );
   // Whether anything ever came, for the hint to add the SDK (the period's totals may be zero for a quiet period).
   const ever = useQuery(
