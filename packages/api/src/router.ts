@@ -16,6 +16,7 @@ import { ingestRoute } from './routers/events/ingest';
 import { acceptInvitationRoute } from './routers/invitations/accept';
 import { issueActivityRoute } from './routers/issues/activity';
 import { commentRoute } from './routers/issues/comment';
+import { issueFacetsRoute } from './routers/issues/facets';
 import { getIssueRoute } from './routers/issues/get';
 import { listIssuesRoute } from './routers/issues/list';
 import { updateIssueRoute } from './routers/issues/update';
@@ -63,6 +64,8 @@ export const appRouter = router({
   overview: router({ get: overviewRoute, timeseries: timeseriesRoute }),
   issues: router({
     list: listIssuesRoute,
+    // A literal path (/api/issues/facets) before {id}.
+    facets: issueFacetsRoute,
     get: getIssueRoute,
     update: updateIssueRoute,
     updateMany: updateIssuesRoute,

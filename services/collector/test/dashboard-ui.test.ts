@@ -474,7 +474,13 @@ describe(`dashboard in a browser (${backend})`, () => {
     expect(await tab.getByRole('link', { name: 'Unresolved' }).getAttribute('aria-current')).toBe('page');
     await within(matches, /^5 issues match/);
 
-    // The loudest unresolved issue of release 2.0.0: filter and sort, all in the URL.
+    // The loudest unresolved issue of release 2.0.0: filter and sort, all in the URL. The release filter suggests the
+    // app's releases, exactly as sent (it matches them exactly), those of the most issues first.
+    const suggested = (name: string) =>
+      tab.evaluate(`[...document.querySelectorAll('#${name}-suggestions option')].map((option) => option.value)`);
+    await expect.poll(() => suggested('release')).toEqual(['2.0.0', '1.9.0']);
+    expect(await suggested('environment')).toEqual(['production']);
+    expect(await tab.getByLabel('Release').getAttribute('list')).toBe('release-suggestions');
     await tab.getByLabel('Release').fill('2.0.0');
     await tab.getByLabel('Release').press('Enter');
     await within(matches, /^4 issues match/);
