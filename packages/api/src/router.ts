@@ -18,6 +18,7 @@ import { listFeedbackRoute } from './routers/feedback/list';
 import { acceptInvitationRoute } from './routers/invitations/accept';
 import { issueActivityRoute } from './routers/issues/activity';
 import { commentRoute } from './routers/issues/comment';
+import { issueFacetsRoute } from './routers/issues/facets';
 import { getIssueRoute } from './routers/issues/get';
 import { listIssuesRoute } from './routers/issues/list';
 import { issueTagsRoute } from './routers/issues/tags';
@@ -66,6 +67,8 @@ export const appRouter = router({
   overview: router({ get: overviewRoute, timeseries: timeseriesRoute }),
   issues: router({
     list: listIssuesRoute,
+    // A literal path (/api/issues/facets) before {id}.
+    facets: issueFacetsRoute,
     get: getIssueRoute,
     update: updateIssueRoute,
     updateMany: updateIssuesRoute,

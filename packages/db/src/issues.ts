@@ -307,3 +307,30 @@ export async function setIssuesStatus(
     returning i.app_key as "appKey", i.fingerprint, l.status as previous`.execute(db);
   return rows;
 }
+
+/** How many values of each facet the suggestions list: the ones the most issues were seen with. */
+export const FACET_SUGGESTIONS = 100;
+
+/**
+ * The releases and environments the issues of `orgIds`' apps (or of one app) were seen with, for the issue list's
+ * suggestions: the values the most issues have first, at most FACET_SUGGESTIONS of each. Reads issue_facets, one row
+ * per issue and value: thousands, not a row per event.
+ */
+export async function issueFacetValues(
+  db: Kysely<Database>,
+  query: { orgIds: readonly string[]; appKey?: string | undefined },
+): Promise<{ releases: string[]; environments: string[] }> {
+  const apps =
+    query.appKey === undefined
+      ? sql`org_id = any(${[...query.orgIds]}::text[])`
+      : sql`org_id = any(${[...query.orgIds]}::text[]) and app_key = ${query.appKey}`;
+  const { rows } = await sql<{ facet: 'release' | 'environment'; value: string }>`
+    select facet, value from (
+      select facet, value, row_number() over (partition by facet order by count(*) desc, value) as rank
+      from issue_facets where app_key = any(array(select app_key from apps where ${apps}))
+      group by facet, value
+    ) ranked where rank <= ${FACET_SUGGESTIONS} order by facet, rank`.execute(db);
+  const values = (facet: 'release' | 'environment') =>
+    rows.filter((row) => row.facet === facet).map((row) => row.value);
+  return { releases: values('release'), environments: values('environment') };
+}

@@ -42,6 +42,13 @@ describe(`the Alerts page (${backend})`, () => {
     await page.getByRole('heading', { level: 1, name: 'Alerts' }).waitFor();
     await page.getByText('No rules yet').waitFor();
 
+    // A refused field is named in the error, not "A value ...".
+    await page.getByLabel('URL').fill('ftp://hooks.example.com/collector');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    expect(await page.getByRole('alert').textContent()).toContain(
+      'The webhook URL must be an http:// or https:// URL.',
+    );
+
     await page.getByLabel('URL').fill(receiver.url);
     await page.getByRole('button', { name: 'Add rule' }).click();
     const rule = page.locator('table.alerts tbody tr');
@@ -66,13 +73,25 @@ describe(`the Alerts page (${backend})`, () => {
     await page.getByRole('button', { name: 'Add rule' }).click();
     await page.getByText('5 events of an issue within 10 min').waitFor();
 
-    // A new issue: its delivery shows after a refresh.
-    expect((await sendBatch(server, app.appKey, [makeEvent({ fingerprint: 'TypeError:ui' })])).status).toBe(200);
-    await receiver.waitFor(2, 5_000);
+    // New issues: their deliveries show after a refresh, one with a fingerprint as long and unbroken as a hash.
+    const hashed = `Error:${'9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'}`;
+    const events = [makeEvent({ fingerprint: 'TypeError:ui' }), makeEvent({ fingerprint: hashed })];
+    expect((await sendBatch(server, app.appKey, events)).status).toBe(200);
+    await receiver.waitFor(3, 5_000);
     await page.waitForTimeout(300);
     await page.getByRole('button', { name: 'Refresh deliveries' }).click();
     await page.getByRole('link', { name: 'TypeError:ui' }).waitFor();
+    await page.getByRole('link', { name: hashed }).waitFor();
     await page.screenshot({ path: `${artifacts}alerts.png`, fullPage: true });
+    // A phone shows the rules and the deliveries without sideways scrolling.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: `${artifacts}alerts-phone.png`, fullPage: true });
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    // Nor inside a table's own frame, which would scroll (or clip) a long URL or issue id out of its card.
+    const overflowing = `[...document.querySelectorAll('.table-scroll')]
+      .filter((frame) => frame.scrollWidth > frame.clientWidth).map((frame) => frame.firstElementChild.className)`;
+    expect(await page.evaluate(overflowing)).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     page.on('dialog', (dialog) => void dialog.accept());
     await rule.first().getByRole('button', { name: 'Delete' }).click();

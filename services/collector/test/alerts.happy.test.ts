@@ -266,6 +266,13 @@ describe('send a test', () => {
       trigger: 'test',
       app: { appKey: app.appKey, name: 'Tested' },
     });
+    // The sample issue exists nowhere, so the link is to the app's issue list, which does.
+    const link = new URL(webhook?.body.url);
+    expect(`${link.pathname}${link.search}`).toBe(`/issues?app=${app.appKey}`);
+    expect(
+      (await server.call('GET', `/api/issues/${encodeURIComponent(webhook?.body.issue.id)}`, { token })).status,
+    ).toBe(404);
+    expect((await server.call('GET', `/api/issues?appKey=${app.appKey}`, { token })).status).toBe(200);
     expect(webhook?.headers['x-collector-signature']).toBe(
       `sha256=${createHmac('sha256', alert.secret)
         .update(webhook?.raw ?? '')

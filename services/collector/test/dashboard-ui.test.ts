@@ -18,7 +18,9 @@ import {
   uniqueEmail,
 } from './harness';
 
-const server = await startTestServer();
+// Shifted only while a test sends events "received" days ago (outcomes count by the hour of receipt).
+let clockOffset = 0;
+const server = await startTestServer({ clock: () => Date.now() + clockOffset });
 const base = server.url.replace('localhost', '127.0.0.1');
 
 let browser: Browser;
@@ -234,10 +236,10 @@ describe(`dashboard in a browser (${backend})`, () => {
     ]);
     expect(backOffice.body.accepted).toBe(1);
 
-    // The overview over all apps: the five totals of the last 24 hours (the default period), the chart, the latest
-    // issues.
+    // The overview over all apps: the five totals of the last 24 hours (the default period, from the start of the
+    // chart's first hour), the chart, the latest issues.
     await page.getByRole('button', { name: 'Refresh' }).click();
-    await page.getByRole('heading', { name: 'Totals, the last 24 hours' }).waitFor();
+    await page.getByRole('heading', { name: /^Totals since / }).waitFor();
     await waitForText(total('events'), '12');
     expect(await total('errors').textContent()).toBe('9');
     expect(await total('failedRequests').textContent()).toBe('3');
@@ -274,8 +276,8 @@ describe(`dashboard in a browser (${backend})`, () => {
 
     // The 30-day chart shows the older issues too.
     await page.getByRole('button', { name: '30 days', exact: true }).click();
-    await page.getByRole('heading', { name: 'Totals, the last 30 days' }).waitFor();
-    await page.getByText(/^\d+ events in the last \d+ days/).waitFor();
+    await page.getByRole('heading', { name: /^Totals since / }).waitFor();
+    await page.getByText(/^\d+ events since /).waitFor();
     await shot('07-overview-30-days');
 
     // Issues: the table, paged by cursor.
@@ -472,7 +474,13 @@ describe(`dashboard in a browser (${backend})`, () => {
     expect(await tab.getByRole('link', { name: 'Unresolved' }).getAttribute('aria-current')).toBe('page');
     await within(matches, /^5 issues match/);
 
-    // The loudest unresolved issue of release 2.0.0: filter and sort, all in the URL.
+    // The loudest unresolved issue of release 2.0.0: filter and sort, all in the URL. The release filter suggests the
+    // app's releases, exactly as sent (it matches them exactly), those of the most issues first.
+    const suggested = (name: string) =>
+      tab.evaluate(`[...document.querySelectorAll('#${name}-suggestions option')].map((option) => option.value)`);
+    await expect.poll(() => suggested('release')).toEqual(['2.0.0', '1.9.0']);
+    expect(await suggested('environment')).toEqual(['production']);
+    expect(await tab.getByLabel('Release').getAttribute('list')).toBe('release-suggestions');
     await tab.getByLabel('Release').fill('2.0.0');
     await tab.getByLabel('Release').press('Enter');
     await within(matches, /^4 issues match/);
@@ -558,9 +566,21 @@ describe(`dashboard in a browser (${backend})`, () => {
     await within(matches, /^3 issues match/);
     await triageShot('04-list-phone');
     expect(await tab.evaluate(pageWidth)).toBeLessThanOrEqual(390);
+    // Select-all is seen, with its words, and works there (the other headings are hidden on a phone).
+    const selectAll = tab.getByRole('checkbox', { name: 'Select every issue on this page' });
+    expect(await tab.getByText('All on this page').isVisible()).toBe(true);
+    expect((await selectAll.boundingBox())?.width).toBeGreaterThanOrEqual(12);
+    await selectAll.check();
+    await tab.getByText('3 issues selected').waitFor();
+    await selectAll.uncheck();
+    await tab.getByText('3 issues selected').waitFor({ state: 'detached' });
     await rows.first().getByRole('link').click();
     await tab.getByRole('heading', { level: 1, name: /CartDrawer\.render/ }).waitFor();
     await tab.locator('.badge-regressed').waitFor();
+    // Unresolved since the new event was received (not since its own timestamp): the page says which.
+    expect(await tab.locator('.facts dd').first().textContent()).toMatch(
+      /^Unresolved since (just now|\d+ minutes? ago), when a new event was received after it was resolved$/,
+    );
     await triageShot('05-issue-phone');
     expect(await tab.evaluate(pageWidth)).toBeLessThanOrEqual(390);
 
@@ -573,6 +593,85 @@ describe(`dashboard in a browser (${backend})`, () => {
     expect(errors).toEqual([]);
     await triage.close();
   }, 180_000);
+
+  it('overview: the totals, the chart and the outcomes count the same period, the one the page names', async () => {
+    const owner = await server.call('POST', '/api/auth/register', {
+      body: { email: uniqueEmail(), password: PASSWORD },
+    });
+    const token = owner.body.token as string;
+    const created = await server.call('POST', '/api/apps', { token, body: { name: 'Shop', type: 'web' } });
+    const appKey = created.body.app.appKey as string;
+    // The page's "now", fixed; the windows start at the chart's first whole UTC hour or day before 24 h or 7 d ago.
+    const now = Date.now();
+    const HOUR = 3_600_000;
+    const DAY = 24 * HOUR;
+    const hourEdge = Math.floor((now - DAY) / HOUR) * HOUR;
+    const dayEdge = Math.floor((now - 7 * DAY) / DAY) * DAY;
+    // Received three days ago: in the 7-day outcomes, not in the 24-hour ones.
+    clockOffset = -3 * DAY;
+    try {
+      const early = [makeEvent({ timestamp: now - 3 * DAY - 60_000 }), makeEvent({ timestamp: now - 3 * DAY - 1 })];
+      expect((await sendBatch(server, appKey, early)).body.accepted).toBe(2);
+    } finally {
+      clockOffset = 0;
+    }
+    // Just after each window's start: in the chart's first (partial) bucket, before "24 hours ago" or "7 days ago".
+    const late = [
+      makeEvent({ timestamp: hourEdge + 1 }),
+      makeEvent({ timestamp: now - 5 * 60_000 }),
+      makeEvent({ timestamp: dayEdge + 1 }),
+      makeEvent({ timestamp: now - 8 * DAY }),
+    ];
+    expect((await sendBatch(server, appKey, late)).body.accepted).toBe(4);
+
+    const overview = await browser.newContext({
+      viewport: { width: 1280, height: 860 },
+      locale: 'en-US',
+      timezoneId: 'UTC',
+    });
+    await overview.addInitScript(`sessionStorage.setItem('collector.session', ${JSON.stringify(token)})`);
+    const tab = await overview.newPage();
+    tab.setDefaultTimeout(15_000);
+    await tab.clock.setFixedTime(now);
+    const events = tab.locator('[data-total="events"] dd');
+    const chart = tab.getByRole('region', { name: /^Events/ }).locator('.chart-summary');
+    const accepted = tab.locator('[data-outcome="accepted"] .outcome-count');
+    const since = (at: number) =>
+      `since ${new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(at)}`;
+    const within = async (locator: Locator, expected: string | RegExp) => {
+      const deadline = Date.now() + 15_000;
+      let last = '';
+      while (Date.now() < deadline) {
+        last = (await locator.count()) > 0 ? ((await locator.first().textContent()) ?? '').trim() : '';
+        if (typeof expected === 'string' ? last === expected : expected.test(last)) return;
+        await tab.waitForTimeout(100);
+      }
+      throw new Error(`expected ${String(expected)}, saw ${JSON.stringify(last)}`);
+    };
+
+    // 24 hours: from the start of the hour that held "24 hours ago", the edge event and the recent one.
+    await tab.goto(`${base}/?app=${appKey}`);
+    await tab.getByRole('heading', { name: `Totals ${since(hourEdge)}` }).waitFor();
+    await within(events, '2');
+    await within(chart, new RegExp(`^2 events ${since(hourEdge)};`));
+    await within(accepted, '4');
+    expect(await tab.locator('[data-outcomes-span]').textContent()).toBe(since(hourEdge));
+
+    // 7 days: from the start of the UTC day that held "7 days ago"; the outcomes follow the page's period.
+    await tab.getByRole('button', { name: '7 days', exact: true }).click();
+    await tab.getByRole('heading', { name: `Totals ${since(dayEdge)}` }).waitFor();
+    await within(events, '5');
+    await within(chart, new RegExp(`^5 events ${since(dayEdge)};`));
+    await within(accepted, '6');
+    await tab.screenshot({ path: `${artifacts}overview-7-days.png`, fullPage: true });
+
+    // All time: everything.
+    await tab.getByRole('button', { name: 'All time', exact: true }).click();
+    await tab.getByRole('heading', { name: 'Totals, all time' }).waitFor();
+    await within(events, '6');
+    await within(accepted, '6');
+    await overview.close();
+  }, 60_000);
 
   it('shows "busy, retrying" while the collector answers 503, then the data, or the error when it lasts', async () => {
     const owner = await server.call('POST', '/api/auth/register', {

@@ -124,6 +124,7 @@ describe('OpenAPI document', () => {
         'POST /api/tokens',
         'DELETE /api/tokens/{id}',
         'GET /api/issues',
+        'GET /api/issues/facets',
         'GET /api/issues/{id}',
         'POST /api/issues/{id}/comments',
         'GET /api/issues/{id}/activity',

@@ -284,6 +284,21 @@ describe('issue list: filters, search, sorts', async () => {
     expect(await ids(token, `${scope}&release=9.9.9`)).toEqual([]);
   });
 
+  it('suggests the releases and environments its issues were seen with, most issues first, matched exactly', async () => {
+    const facets = await server.call('GET', `/api/issues/facets?${scope}`, { token });
+    expect(facets.status).toBe(200);
+    expect(facets.body).toEqual({ releases: ['1.1.0', '1.0.0'], environments: ['production', 'staging'] });
+    // Exact, as the suggestions give them: the facets' key is the value as sent (see the README).
+    expect(await ids(token, `${scope}&environment=PRODUCTION`)).toEqual([]);
+    const stranger = await signUp(server);
+    expect((await server.call('GET', `/api/issues/facets?${scope}`, { token: stranger.token })).status).toBe(404);
+    expect((await server.call('GET', '/api/issues/facets', { token: stranger.token })).body).toEqual({
+      releases: [],
+      environments: [],
+    });
+    expect((await server.call('GET', '/api/issues/facets')).status).toBe(401);
+  });
+
   it('sorts by lastSeen, firstSeen, events and users, all descending', async () => {
     expect(await ids(token, `${scope}&sort=lastSeen`)).toEqual(['request:c', 'js:a', 'js:b', 'js:d']);
     expect(await ids(token, `${scope}&sort=firstSeen`)).toEqual(['request:c', 'js:a', 'js:b', 'js:d']);
@@ -505,6 +520,9 @@ describe('issue detail', () => {
         { value: 'production', events: 3 },
         { value: null, events: 1 },
       ],
+      // Browser apps send no runtime or device context.
+      runtimes: [{ value: null, events: 4 }],
+      devices: [{ value: null, events: 4 }],
     });
   });
 });

@@ -77,7 +77,7 @@ export type ActivityEntry = CollectorOutputs['issues']['activity']['activity'][n
 /** Every app type the API takes, in the order the form offers them; checked against the API's own type. */
 export const appTypes: readonly AppType[] = domainAppTypes;
 
-/** Fields as the screens name them. */
+/** Fields as the screens name them: by the API's whole path (`channel.url`), else by its first part. */
 const fieldNames: Record<string, string> = {
   email: 'E-mail',
   password: 'Password',
@@ -86,6 +86,12 @@ const fieldNames: Record<string, string> = {
   q: 'Search',
   release: 'Release',
   environment: 'Environment',
+  'channel.url': 'The webhook URL',
+  'channel.to': 'The e-mail address',
+  'spike.events': 'The number of events',
+  'spike.minutes': 'The number of minutes',
+  spike: 'The spike',
+  channel: 'The channel',
 };
 
 /** One problem with one field, as a sentence for people rather than the API's `path: message`. */
@@ -95,7 +101,9 @@ function sentenceFor(path: string, message: string): string {
   if (path === 'password') return 'The password needs 8 to 128 characters.';
   if (path === 'email') return 'That does not look like an e-mail address.';
   if (path === 'name') return 'Give the app a name of 1 to 100 characters.';
-  const field = fieldNames[path.split('.')[0] ?? ''] ?? 'A value';
+  // The collector's reason is a sentence of its own ("e-mail alerts need an SMTP server: ..."), not a predicate.
+  if (path === 'channel.type') return `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
+  const field = fieldNames[path] ?? fieldNames[path.split('.')[0] ?? ''] ?? 'A value';
   return `${field} ${message}.`.replace(/\.\.$/, '.');
 }
 

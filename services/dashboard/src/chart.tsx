@@ -11,7 +11,8 @@ const BAR = 10;
 const GAP = 2;
 const HEIGHT = 120;
 
-export function EventsChart({ series }: { series: Timeseries }) {
+/** `span` says what the buckets cover ("since ..."); by default, as many hours or days as there are buckets. */
+export function EventsChart({ series, span: given }: { series: Timeseries; span?: string | undefined }) {
   const { buckets, bucket } = series;
   const label = (start: number) => (bucket === 'hour' ? hourLabel : dayLabel).format(start);
   // The axis top: an even number, so the middle line is a whole number too.
@@ -23,11 +24,11 @@ export function EventsChart({ series }: { series: Timeseries }) {
     (best, entry) => (!best || entry.events > best.events ? entry : best),
     undefined,
   );
-  const span = bucket === 'hour' ? `the last ${buckets.length} hours` : `the last ${buckets.length} days`;
+  const span = given ?? `in the last ${buckets.length} ${bucket === 'hour' ? 'hours' : 'days'}`;
   const summary =
     total === 0
-      ? `No events in ${span}.`
-      : `${countOf(total, 'event')} in ${span}; the busiest ${bucket}, ${busiest ? label(busiest.start) : ''}, had ${formatNumber(busiest?.events ?? 0)}.`;
+      ? `No events ${span}.`
+      : `${countOf(total, 'event')} ${span}; the busiest ${bucket}, ${busiest ? label(busiest.start) : ''}, had ${formatNumber(busiest?.events ?? 0)}.`;
   const ticks = buckets.length > 0 ? [0, Math.floor((buckets.length - 1) / 2), buckets.length - 1] : [];
 
   return (

@@ -1,17 +1,9 @@
-// "What was dropped and why": per reason, the events the collector received for all apps or one over a period, as
-// horizontal bars (drawn with CSS: no chart library). Its own component, so the overview only places it.
-import { useState } from 'react';
+// "What was dropped and why": per reason, the events the collector received for all apps or one over the overview's
+// period, as horizontal bars (drawn with CSS: no chart library). Its own component, so the overview only places it.
 import { client, type Outcome } from './api';
 import { countOf, formatNumber } from './numbers';
 import { useQuery } from './query';
 import { QueryStatus } from './states';
-
-const HOUR = 3_600_000;
-// Worded apart from the overview's period buttons ("24 hours", "30 days"), so each control has a name of its own.
-const periods = [
-  ['day', 'Past 24 hours', 24 * HOUR],
-  ['month', 'Past 30 days', 30 * 24 * HOUR],
-] as const;
 
 // The API lists every reason, in its order; these say what each means.
 const labels: Record<Outcome['reason'], { label: string; why: string }> = {
@@ -27,21 +19,26 @@ const labels: Record<Outcome['reason'], { label: string; why: string }> = {
   },
 };
 
-/** The outcomes of one app (or all), refreshed when `refreshKey` changes. */
+/**
+ * The outcomes of one app (or all) received from `from` on (all of them without it), the page's period, which `span`
+ * words ("since ..."); refreshed when `refreshKey` changes.
+ */
 export function OutcomesPanel({
   appKey,
   org,
+  from,
+  span,
   refreshKey,
 }: {
   appKey: string | undefined;
   org?: string | undefined;
+  from: number | undefined;
+  span: string;
   refreshKey: number;
 }) {
-  const [period, setPeriod] = useState<(typeof periods)[number][0]>('day');
-  const span = periods.find(([value]) => value === period)?.[2] ?? 24 * HOUR;
   const outcomes = useQuery(
-    async () => (await client.outcomes.get.query({ appKey, org, from: Date.now() - span })).outcomes,
-    [appKey, org, span, refreshKey],
+    async () => (await client.outcomes.get.query({ appKey, org, ...(from !== undefined ? { from } : {}) })).outcomes,
+    [appKey, org, from, refreshKey],
   );
   const list = outcomes.data ?? [];
   const countOfReason = (reason: Outcome['reason']) => list.find((outcome) => outcome.reason === reason)?.events ?? 0;
@@ -58,14 +55,9 @@ export function OutcomesPanel({
     <section className="panel" aria-labelledby="outcomes-title">
       <div className="panel-head">
         <h2 id="outcomes-title">What was dropped and why</h2>
-        <fieldset className="segmented">
-          <legend className="visually-hidden">Period of the outcomes</legend>
-          {periods.map(([value, label]) => (
-            <button key={value} type="button" aria-pressed={period === value} onClick={() => setPeriod(value)}>
-              {label}
-            </button>
-          ))}
-        </fieldset>
+        <span className="muted" data-outcomes-span>
+          {span}
+        </span>
       </div>
       <QueryStatus query={outcomes} failure="Could not load the outcomes" />
       {outcomes.data && (

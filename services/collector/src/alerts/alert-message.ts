@@ -36,7 +36,11 @@ export function alertMessage(claimed: ClaimedDelivery, publicUrl: string, now: n
   const { delivery, alert, app } = claimed;
   const trigger = delivery.trigger as DeliveryTrigger;
   const issue = claimed.issue ? toIssue(claimed.issue) : sampleIssue(app.appKey, now);
-  const url = `${publicUrl.replace(/\/+$/, '')}/issues/${encodeURIComponent(issue.id)}`;
+  // A test's sample issue exists nowhere: its link leads to the app's issue list, a page that does.
+  const base = publicUrl.replace(/\/+$/, '');
+  const url = claimed.issue
+    ? `${base}/issues/${encodeURIComponent(issue.id)}`
+    : `${base}/issues?${new URLSearchParams({ app: app.appKey })}`;
   const json = JSON.stringify({ id: delivery.id, trigger, app, issue, url });
 
   let why = '';
@@ -56,7 +60,7 @@ export function alertMessage(claimed: ClaimedDelivery, publicUrl: string, now: n
 <h2 style="margin:0 0 8px">${escapeHtml(issue.errorType)}: ${escapeHtml(issue.message)}</h2>
 <p>${escapeHtml(why)}</p>
 <p>${escapeHtml(counts)}. ${escapeHtml(seen)}</p>
-<p><a href="${escapeHtml(url)}">Open the issue</a></p>
+<p><a href="${escapeHtml(url)}">${claimed.issue ? 'Open the issue' : 'Open the app’s issues'}</a></p>
 </body></html>`;
   return { json, subject, text, html };
 }

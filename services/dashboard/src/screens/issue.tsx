@@ -128,8 +128,13 @@ export function IssueScreen({ id }: { id: string }) {
             {issue.statusChangedAt !== null && (
               <>
                 {' '}
+                {/* Receipt time, as the contract's regressedAt: a late event (an SDK's offline queue) dated before
+                    the resolve must not date the reopening before it. The event's own time is on the event. */}
                 <span className="muted">
                   since <Time ms={issue.statusChangedAt} />
+                  {issue.status === 'unresolved' &&
+                    issue.regressedAt === issue.statusChangedAt &&
+                    ', when a new event was received after it was resolved'}
                 </span>
               </>
             )}
@@ -351,14 +356,14 @@ function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; late
             {event.stack && (
               <details className="more">
                 <summary>Raw stack trace</summary>
-                <CodeBlock kind="stack" label="Stack trace">
+                <CodeBlock kind="stack" label="Raw stack trace">
                   {event.stack}
                 </CodeBlock>
               </details>
             )}
           </>
         ) : event.stack ? (
-          <CodeBlock kind="stack" label="Stack trace">
+          <CodeBlock kind="stack" label="Raw stack trace">
             {event.stack}
           </CodeBlock>
         ) : (

@@ -126,6 +126,8 @@ function IssuesList({ state }: { state: ListState }) {
       }),
     [hrefOf(state)],
   );
+  // Suggestions for the release and environment filters, which match exactly: the values the app's issues have.
+  const facets = useQuery(() => client.issues.facets.query({ appKey: state.app }), [state.app]);
   const data = issues.data;
   const showApp = !state.app && (apps.data?.length ?? 0) > 1;
   const go = (next: ListState) => navigate(hrefOf(next));
@@ -180,7 +182,11 @@ function IssuesList({ state }: { state: ListState }) {
         ))}
       </nav>
 
-      <Filters state={state} onChange={(change) => go(withFilter(state, change))} />
+      <Filters
+        state={state}
+        suggestions={{ release: facets.data?.releases ?? [], environment: facets.data?.environments ?? [] }}
+        onChange={(change) => go(withFilter(state, change))}
+      />
 
       <div className="list-head">
         <p className="muted" role="status">
@@ -227,13 +233,17 @@ function IssuesList({ state }: { state: ListState }) {
             {
               name: 'Select',
               className: 'select',
+              // A phone shows the rows as cards and the headings not at all, save this box, with its words.
               heading: (
-                <input
-                  type="checkbox"
-                  aria-label="Select every issue on this page"
-                  checked={allSelected}
-                  onChange={() => setSelected(allSelected ? new Set() : new Set(pageIds))}
-                />
+                <label className="select-all">
+                  <input
+                    type="checkbox"
+                    aria-label="Select every issue on this page"
+                    checked={allSelected}
+                    onChange={() => setSelected(allSelected ? new Set() : new Set(pageIds))}
+                  />
+                  <span className="select-all-words">All on this page</span>
+                </label>
               ),
             },
             'Issue',
@@ -309,7 +319,15 @@ const eventFieldFilters = [
 ] as const;
 
 /** Search, type, release, environment and sort; text filters apply on Enter or Apply, the others at once. */
-function Filters({ state, onChange }: { state: ListState; onChange: (change: Partial<ListState>) => void }) {
+function Filters({
+  state,
+  suggestions,
+  onChange,
+}: {
+  state: ListState;
+  suggestions: Record<(typeof eventFieldFilters)[number]['name'], string[]>;
+  onChange: (change: Partial<ListState>) => void;
+}) {
   const apply = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -332,7 +350,19 @@ function Filters({ state, onChange }: { state: ListState; onChange: (change: Par
         {eventFieldFilters.map(({ name, label }) => (
           <label key={name} className="field">
             <span>{label}</span>
-            <input name={name} defaultValue={state[name] ?? ''} maxLength={eventFieldChars[name]} placeholder="Any" />
+            <input
+              name={name}
+              defaultValue={state[name] ?? ''}
+              maxLength={eventFieldChars[name]}
+              placeholder="Any"
+              list={`${name}-suggestions`}
+              autoComplete="off"
+            />
+            <datalist id={`${name}-suggestions`}>
+              {suggestions[name].map((value) => (
+                <option key={value} value={value} />
+              ))}
+            </datalist>
           </label>
         ))}
         <label className="field">

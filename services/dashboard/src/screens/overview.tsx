@@ -26,12 +26,14 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 const ranges = [
-  { value: '24h', label: '24 hours', span: 'the last 24 hours', ms: DAY, bucket: 'hour' },
-  { value: '7d', label: '7 days', span: 'the last 7 days', ms: 7 * DAY, bucket: 'day' },
-  { value: '30d', label: '30 days', span: 'the last 30 days', ms: 30 * DAY, bucket: 'day' },
-  { value: 'all', label: 'All time', span: 'all time', ms: undefined, bucket: 'day' },
+  { value: '24h', label: '24 hours', ms: DAY, bucket: 'hour', step: HOUR },
+  { value: '7d', label: '7 days', ms: 7 * DAY, bucket: 'day', step: DAY },
+  { value: '30d', label: '30 days', ms: 30 * DAY, bucket: 'day', step: DAY },
+  { value: 'all', label: 'All time', ms: undefined, bucket: 'day', step: DAY },
 ] as const;
 type Range = (typeof ranges)[number];
+
+const windowStart = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 const overviewHref = (appKey: string | undefined, range: Range, org?: string) => {
   const query = new URLSearchParams();
@@ -57,15 +59,20 @@ export function OverviewScreen() {
   const chosenApps = apps.data?.filter((app) => (appKey ? app.appKey === appKey : !org || app.org === org)) ?? [];
   const allFrom =
     chosenApps.length > 0 ? Math.min(...chosenApps.map((app) => app.createdAt)) - limits.maxEventAgeMs : now - 30 * DAY;
-  const from = range.ms === undefined ? undefined : now - range.ms;
+  // The chart counts whole UTC hours or days, so the totals and the outcomes start where its first bucket does (a
+  // little before "24 hours ago") and end where its last one does: every number on the page counts the same events,
+  // and the page says from when.
+  const from = range.ms === undefined ? undefined : Math.floor((now - range.ms) / range.step) * range.step;
+  const to = Math.floor(now / range.step) * range.step + range.step;
+  const span = from === undefined ? 'all time' : `since ${windowStart.format(from)}`;
   const chartFrom = from ?? Math.max(allFrom, now - 999 * DAY);
   const totals = useQuery(
-    async () => (await client.overview.get.query({ appKey, org, ...(from !== undefined ? { from } : {}) })).totals,
-    [appKey, org, from],
+    async () => (await client.overview.get.query({ appKey, org, ...(from !== undefined ? { from, to } : {}) })).totals,
+    [appKey, org, from, to, now], // now: Refresh asks again, though the window may start and end where it did
   );
   const series = useQuery(
-    () => client.overview.timeseries.query({ appKey, org, bucket: range.bucket, from: chartFrom, to: now + 1 }),
-    [appKey, org, range.bucket, chartFrom, now],
+    () => client.overview.timeseries.query({ appKey, org, bucket: range.bucket, from: chartFrom, to }),
+    [appKey, org, range.bucket, chartFrom, to, now],
   );
   // Whether anything ever came, for the hint to add the SDK (the period's totals may be zero for a quiet period).
   const ever = useQuery(
@@ -130,12 +137,11 @@ export function OverviewScreen() {
 
       <section aria-labelledby="totals-title">
         <h2 id="totals-title" className="totals-title">
-          Totals, {range.span}
+          Totals{from === undefined ? ', ' : ' '}
+          {span}
         </h2>
         <QueryStatus query={totals} failure="Could not load the totals" />
-        {!noApps && totals.data?.events === 0 && (ever.data ?? 0) > 0 && (
-          <p className="muted">Nothing in {range.span}.</p>
-        )}
+        {!noApps && totals.data?.events === 0 && (ever.data ?? 0) > 0 && <p className="muted">Nothing {span}.</p>}
         {totals.data && (
           <dl className="totals" aria-busy={totals.status === 'loading'}>
             {totalsShown.map(({ key, label }) => (
@@ -161,14 +167,17 @@ export function OverviewScreen() {
 
       <section className="panel" aria-labelledby="chart-title">
         <div className="panel-head">
-          <h2 id="chart-title">Events, {range.span}</h2>
+          <h2 id="chart-title">
+            Events{from === undefined ? ', ' : ' '}
+            {span}
+          </h2>
           <span className="muted">per {range.bucket}</span>
         </div>
         <QueryStatus query={series} failure="Could not load the chart" />
-        {series.data && <EventsChart series={series.data} />}
+        {series.data && <EventsChart series={series.data} span={from === undefined ? undefined : span} />}
       </section>
 
-      <OutcomesPanel appKey={appKey} org={org} refreshKey={refreshes} />
+      <OutcomesPanel appKey={appKey} org={org} from={from} span={span} refreshKey={refreshes} />
 
       <section className="panel" aria-labelledby="latest-title">
         <div className="panel-head">

@@ -79,7 +79,7 @@ export function TeamScreen() {
       <QueryStatus query={team} failure="Could not load the members" />
       {change.error && <ErrorState title="Could not do that" message={change.error} />}
       {team.data && (
-        <Table className="members responsive" columns={['Member', 'Role', 'Joined', '']}>
+        <Table className="members responsive" columns={['Member', 'Role', 'Joined', { name: 'Actions', hidden: true }]}>
           {team.data.members.map((member) => (
             <tr key={member.userId}>
               <td>{member.email}</td>
@@ -164,7 +164,10 @@ export function TeamScreen() {
             </div>
           )}
           {team.data && team.data.invitations.length > 0 && (
-            <Table className="invitations responsive" columns={['Invited', 'Role', 'Expires', '']}>
+            <Table
+              className="invitations responsive"
+              columns={['Invited', 'Role', 'Expires', { name: 'Actions', hidden: true }]}
+            >
               {team.data.invitations.map((invitation) => (
                 <tr key={invitation.id}>
                   <td>{invitation.email}</td>

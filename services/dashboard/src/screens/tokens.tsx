@@ -68,7 +68,10 @@ export function TokensScreen() {
       )}
       {tokens.data && tokens.data.length === 0 && <EmptyState title="No tokens yet" />}
       {tokens.data && tokens.data.length > 0 && (
-        <Table className="tokens responsive" columns={['Name', 'Scopes', 'Organization', 'Last used', 'Expires', '']}>
+        <Table
+          className="tokens responsive"
+          columns={['Name', 'Scopes', 'Organization', 'Last used', 'Expires', { name: 'Actions', hidden: true }]}
+        >
           {tokens.data.map((token) => (
             <tr key={token.id}>
               <td>{token.name}</td>
