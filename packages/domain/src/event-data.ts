@@ -177,9 +177,28 @@ function boundedHeaders(headers: Record<string, string>, cut: string[]): Record<
   return count > 0 ? kept : undefined;
 }
 
-/** A request body: scrubbed if structured (a form-encoded string as a query); over 8 KiB, its JSON text cut. */
+/**
+ * A body sent as JSON text (what @sentry/node sends for a JSON request), parsed: scrubbing reads keys, and a password in
+ * the text would otherwise be kept. Only an object or an array: a bare JSON string or number has no keys to scrub.
+ */
+function parsedJsonBody(data: string): object | undefined {
+  const first = data.trimStart()[0];
+  if (first !== '{' && first !== '[') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(data);
+    return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A request body: scrubbed if structured (JSON text as the value it holds, as Sentry's server does; a form-encoded
+ * string as a query); over 8 KiB, its JSON text cut.
+ */
 function boundedRequestData(data: unknown, cut: string[]): unknown {
-  const clean = typeof data === 'string' ? scrubbedQuery(data) : scrubbed(data);
+  const json = typeof data === 'string' ? parsedJsonBody(data) : undefined;
+  const clean = json !== undefined ? scrubbed(json) : typeof data === 'string' ? scrubbedQuery(data) : scrubbed(data);
   const max = eventDataLimits.requestDataBytes;
   if (jsonBytes(clean, max) <= max) return clean;
   cut.push('request.data');

@@ -1,9 +1,13 @@
-// Real Sentry SDKs, unmodified, pointed at a DSN: @sentry/node in a child process, Debian's python3-sentry-sdk, and
-// @sentry/browser bundled by esbuild and run in Debian's Chromium from a page on its own origin. Used both to capture
-// the fixtures (fixtures/sentry/capture.ts) and to drive the real service in sentry.clients.test.ts.
+// Real Sentry SDKs, unmodified, pointed at a DSN: @sentry/node in a child process, Debian's python3-sentry-sdk, Debian's
+// sentry-go (built here) and sentry-ruby, and @sentry/browser bundled by esbuild and run in Debian's Chromium from a page
+// on its own origin. Used to capture the fixtures (fixtures/sentry/capture.ts) and to drive the real service in
+// sentry.clients.test.ts and sentry.event-data*.test.ts.
 import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
@@ -31,8 +35,71 @@ export async function runPythonClient(dsn: string): Promise<void> {
   await run('/usr/bin/python3', [here('python-client.py'), dsn], { timeout: 30_000 });
 }
 
-const browserScenarios = ['uncaught', 'rejection', 'message', 'fetch'] as const;
+/**
+ * The checkout scenario, the same in every SDK (sentry.event-data.test.ts): a request handler reports "Checkout failed"
+ * caused by a card network error, with tags, a user, an `order` context, extra, and the request with an Authorization
+ * header, a cookie and a body holding a password. @sentry/node 11 serves the request itself (node-rich.mjs).
+ */
+export async function runNodeCheckout(dsn: string): Promise<void> {
+  await run(process.execPath, [here('node-rich.mjs'), dsn], { timeout: 30_000 });
+}
+
+/** The checkout scenario through python3-sentry-sdk 1.9.10's WSGI middleware (python-rich.py). */
+export async function runPythonCheckout(dsn: string): Promise<void> {
+  await run('/usr/bin/python3', [here('python-rich.py'), dsn], { timeout: 30_000 });
+}
+
+/** Debian's Go compiler and sentry-go 0.11 sources (golang-go, golang-github-getsentry-sentry-go-dev). */
+const GO = '/usr/bin/go';
+const GOPATH = '/usr/share/gocode';
+const RUBY = '/usr/bin/ruby';
+
+/**
+ * The Go compiler when it is missing (the test then skips, saying so), else undefined. Only the compiler: with it
+ * present, missing sentry-go sources fail the build loudly rather than skip.
+ */
+export function goClientMissing(): string | undefined {
+  return existsSync(GO) ? undefined : `${GO} (apt-get install golang-go golang-github-getsentry-sentry-go-dev)`;
+}
+
+/** The Ruby interpreter when it is missing, else undefined; as for Go, a missing gem fails rather than skips. */
+export function rubyClientMissing(): string | undefined {
+  return existsSync(RUBY) ? undefined : `${RUBY} (apt-get install ruby ruby-sentry-ruby ruby-rack)`;
+}
+
+let goBinary: Promise<string> | undefined;
+
+/**
+ * go-client/main.go built once per test run, into a temporary folder: offline, from Debian's GOPATH (GO111MODULE=off,
+ * so no module proxy is asked), with Go's own build cache making later runs take about a second.
+ */
+function buildGoClient(): Promise<string> {
+  goBinary ??= (async () => {
+    const output = join(mkdtempSync(join(tmpdir(), 'collector-go-client-')), 'go-client');
+    await run(GO, ['build', '-o', output, '.'], {
+      cwd: here('go-client'),
+      timeout: 180_000,
+      env: { ...process.env, GO111MODULE: 'off', GOPATH, GOFLAGS: '' },
+    });
+    return output;
+  })();
+  return goBinary;
+}
+
+/** The checkout scenario through sentry-go 0.11's net/http integration (go-client/main.go). */
+export async function runGoCheckout(dsn: string): Promise<void> {
+  await run(await buildGoClient(), [dsn], { timeout: 30_000 });
+}
+
+/** The checkout scenario through sentry-ruby 5.3's Rack middleware (ruby-client.rb); it needs ruby-rack too. */
+export async function runRubyCheckout(dsn: string): Promise<void> {
+  await run(RUBY, [here('ruby-client.rb'), dsn], { timeout: 30_000 });
+}
+
+const browserScenarios = ['uncaught', 'rejection', 'message', 'fetch', 'checkout'] as const;
 export type BrowserScenario = (typeof browserScenarios)[number];
+/** What the fixtures and sentry.clients.test.ts send; `checkout` is the event-data scenario's, run on its own. */
+const defaultBrowserScenarios: readonly BrowserScenario[] = ['uncaught', 'rejection', 'message', 'fetch'];
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -46,7 +113,7 @@ async function listen(server: Server): Promise<string> {
  */
 export async function runBrowserClient(
   dsn: string,
-  scenarios: readonly BrowserScenario[] = browserScenarios,
+  scenarios: readonly BrowserScenario[] = defaultBrowserScenarios,
 ): Promise<{ pageErrors: string[] }> {
   const bundle = await build({
     entryPoints: [here('browser-client.mjs')],
