@@ -1,21 +1,12 @@
-import { findIssue, issueEventContexts, issueTagCounts } from '@collector/db';
+import { findIssue, issueTagCounts } from '@collector/db';
 import { parseIssueId } from '@collector/domain';
 import { authorizeApp } from '../../auth/authorize';
 import { fail } from '../../errors';
 import { authedProcedure } from '../../trpc';
+import { breakdownTags, issueBreakdown } from './breakdown';
 import { issueTagsMeta, TAG_VALUES_PER_KEY, ZIssueTagsRequestSchema, ZIssueTagsResponseSchema } from './tags.types';
 
 type Values = Array<{ value: string; events: number }>;
-
-/** Release and environment are counted with the issue's breakdown (issue_contexts): their top values as tags. */
-function topValues(counts: Iterable<[string | null, number]>): Values {
-  const byValue = new Map<string, number>();
-  for (const [value, events] of counts) if (value !== null) byValue.set(value, (byValue.get(value) ?? 0) + events);
-  return [...byValue.entries()]
-    .map(([value, events]) => ({ value, events }))
-    .sort((a, b) => b.events - a.events || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
-    .slice(0, TAG_VALUES_PER_KEY);
-}
 
 export const issueTagsRoute = authedProcedure
   .meta(issueTagsMeta)
@@ -27,9 +18,9 @@ export const issueTagsRoute = authedProcedure
     await authorizeApp(ctx, key.appKey, 'app.read');
     const issue = await findIssue(ctx.db, key);
     if (!issue) fail('NOT_FOUND');
-    const [counts, contexts] = await Promise.all([
+    const [counts, breakdown] = await Promise.all([
       issueTagCounts(ctx.db, key, { perKey: TAG_VALUES_PER_KEY }),
-      issueEventContexts(ctx.db, key),
+      issueBreakdown(ctx.db, { ...key, firstSeenAt: issue.first_seen_at, lastSeenAt: issue.last_seen_at }),
     ]);
     const byKey = new Map<string, Values>();
     for (const { key: tag, value, events } of counts) {
@@ -37,12 +28,14 @@ export const issueTagsRoute = authedProcedure
       if (values) values.push({ value, events });
       else byKey.set(tag, [{ value, events }]);
     }
-    // An event's own tag of that name wins, as for every derived tag.
-    for (const [tag, values] of [
-      ['release', topValues(contexts.map((context) => [context.release, context.events]))],
-      ['environment', topValues(contexts.map((context) => [context.environment, context.events]))],
-    ] as const)
-      if (values.length > 0 && !byKey.has(tag)) byKey.set(tag, values);
+    // Browser and OS (from contexts, else the user agent), runtime, device, release and environment: as the issue's
+    // breakdown counts them, so that browser apps, whose SDKs send no browser context, show theirs too.
+    for (const [tag, dimension] of Object.entries(breakdownTags)) {
+      const values: Values = [];
+      for (const { value, events } of breakdown[dimension])
+        if (value !== null && values.length < TAG_VALUES_PER_KEY) values.push({ value, events });
+      if (values.length > 0) byKey.set(tag, values);
+    }
     const tags = [...byKey.entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([tag, values]) => ({ key: tag, values }));
