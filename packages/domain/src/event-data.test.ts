@@ -166,3 +166,19 @@ describe('boundEventData: request bodies', () => {
     expect(event.request.data).toEqual({ password: FILTERED, items: [{ sessionid: FILTERED }] });
   });
 });
+
+describe('boundEventData: hostile request bodies sent as JSON text', () => {
+  it('neither recurses into a body nested deeper than judging allows nor keeps it', () => {
+    const deep = `${'['.repeat(100_000)}{"password":"x"}${']'.repeat(100_000)}`;
+    const event = request(deep);
+    boundEventData(event, { storeIp: true });
+    expect(event.request.data).toBe('[Filtered: nested too deeply to scrub]');
+    expect((event as { cut?: string[] }).cut).toEqual(['request.data']);
+  });
+
+  it('makes what the text held storable (a \\u0000 escape is a NUL once parsed)', () => {
+    const event = request('{"note":"a\\u0000b"}');
+    boundEventData(event, { storeIp: true });
+    expect(event.request.data).toEqual({ note: 'ab' });
+  });
+});

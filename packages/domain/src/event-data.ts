@@ -1,8 +1,8 @@
 // Sentry's event data beside the collector's own fields: tags, contexts, extra, user, request details. Bounded and
 // scrubbed here, once, for every event whichever endpoint it came through (judgeEvent calls `boundEventData`), so what
 // is stored never holds more than the contract allows nor a value whose key says it is secret.
-import { eventDataLimits } from './limits';
-import { truncateUtf8 } from './text';
+import { eventDataLimits, limits } from './limits';
+import { scanJson, storableCopy, truncateUtf8 } from './text';
 
 type Json = Record<string, unknown>;
 
@@ -181,16 +181,25 @@ function boundedHeaders(headers: Record<string, string>, cut: string[]): Record<
  * A body sent as JSON text (what @sentry/node sends for a JSON request), parsed: scrubbing reads keys, and a password in
  * the text would otherwise be kept. Only an object or an array: a bare JSON string or number has no keys to scrub.
  */
-function parsedJsonBody(data: string): object | undefined {
+function parsedJsonBody(data: string): object | typeof TOO_DEEP | undefined {
   const first = data.trimStart()[0];
   if (first !== '{' && first !== '[') return undefined;
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(data);
-    return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+    parsed = JSON.parse(data);
   } catch {
     return undefined;
   }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  // The text passed judging's checks as a string; what it holds has not: its nesting (scrubbing recurses) and its
+  // characters (a "\u0000" in the text is a NUL once parsed, which PostgreSQL refuses).
+  const scan = scanJson(parsed, limits.nestingDepth);
+  if (scan.tooDeep) return TOO_DEEP;
+  return scan.unstorable ? (storableCopy(parsed) as object) : parsed;
 }
+
+/** What a body nested too deeply to scrub is stored as: it may hold a secret that cannot be found. */
+const TOO_DEEP = '[Filtered: nested too deeply to scrub]';
 
 /**
  * A request body: scrubbed if structured (JSON text as the value it holds, as Sentry's server does; a form-encoded
@@ -198,6 +207,10 @@ function parsedJsonBody(data: string): object | undefined {
  */
 function boundedRequestData(data: unknown, cut: string[]): unknown {
   const json = typeof data === 'string' ? parsedJsonBody(data) : undefined;
+  if (json === TOO_DEEP) {
+    cut.push('request.data');
+    return TOO_DEEP;
+  }
   const clean = json !== undefined ? scrubbed(json) : typeof data === 'string' ? scrubbedQuery(data) : scrubbed(data);
   const max = eventDataLimits.requestDataBytes;
   if (jsonBytes(clean, max) <= max) return clean;

@@ -369,3 +369,18 @@ describe("fromSentryEvent: Sentry's event data kept", () => {
     expect(framesOf(event)).toEqual([{ function: 'main', file: 'main.go', line: 12 }]);
   });
 });
+
+describe('fromSentryEvent: nesting', () => {
+  it('empties what nests too deep in extra and contexts rather than rejecting the event', () => {
+    const deep = (levels: number): Json => (levels === 0 ? { leaf: 1 } : { next: deep(levels - 1) });
+    const event = judged({ message: 'deep', extra: { data: deep(30) }, contexts: { order: deep(30) } });
+    expect(event.message).toBe('deep');
+    let node = event.extra as Json;
+    let depth = 2; // the event is 1, extra 2
+    while (node && Object.keys(node).length > 0) {
+      node = (node.next ?? node.data) as Json;
+      depth++;
+    }
+    expect(depth).toBeLessThanOrEqual(limits.nestingDepth);
+  });
+});

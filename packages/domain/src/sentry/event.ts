@@ -4,6 +4,7 @@
 import { type EventLevel, eventLevels } from '../event';
 import { computeFingerprint, fingerprintPrefix, hash64 } from '../fingerprint';
 import { eventDataLimits, eventFieldChars, limits } from '../limits';
+import { pruneNesting } from '../text';
 
 type Json = Record<string, unknown>;
 
@@ -289,8 +290,8 @@ export function fromSentryEvent(event: Json, context: SentryMappingContext): Jso
     handled: main ? (typeof mainMechanism?.handled === 'boolean' ? mainMechanism.handled : null) : undefined,
     threads: thread ? [thread] : undefined,
     tags: tagsAt(event.tags),
-    contexts,
-    extra: objectAt(event.extra),
+    contexts: prunedToFit(contexts),
+    extra: prunedToFit(objectAt(event.extra)),
     user: userOf(objectAt(event.user)),
     logger: clip(stringAt(event.logger), eventDataLimits.nameChars),
     serverName: clip(stringAt(event.server_name), eventDataLimits.nameChars),
@@ -298,6 +299,15 @@ export function fromSentryEvent(event: Json, context: SentryMappingContext): Jso
   };
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) mapped[key] = value;
   return mapped;
+}
+
+/**
+ * contexts and extra as deep as the collector's nesting bound allows where they sit (one level below the event):
+ * deeper objects are emptied rather than the whole event rejected for them.
+ */
+function prunedToFit<T extends Json | undefined>(value: T): T {
+  if (value) pruneNesting(value, limits.nestingDepth - 1);
+  return value;
 }
 
 function exceptionOf(exception: Json, frames: MappedFrame[]): Json {
