@@ -9,6 +9,7 @@ import {
   type IssueSort,
   type IssueStatus,
   issueId,
+  issueListSeriesDays,
   issueSeriesDays,
   presentEvent,
   type SearchTerm,
@@ -226,6 +227,36 @@ export async function issueSeries(
     .execute();
   return dailySeries(rows, query.now);
 }
+
+/**
+ * Each issue's events per UTC day over the last issueListSeriesDays days at `now` (the list's sparklines), keyed by
+ * `appKey\u0000fingerprint`, every day present: one query for a page of issues, exact through the issue_days view.
+ * The keys are filtered as two `= any` lists, which PostgreSQL pushes through the view's union into both tables (the
+ * folded table's primary key serves them); the pairs the lists cross but the page does not hold are dropped here.
+ */
+export async function issueListSeries(
+  db: Kysely<Database>,
+  issues: ReadonlyArray<{ appKey: string; fingerprint: string }>,
+  now: number,
+): Promise<Map<string, Array<{ start: number; events: number }>>> {
+  const key = (appKey: string, fingerprint: string) => `${appKey}\u0000${fingerprint}`;
+  const counts = new Map(issues.map((issue) => [key(issue.appKey, issue.fingerprint), [] as DayCount[]]));
+  if (issues.length > 0) {
+    const firstDay = Math.floor(now / DAY) - issueListSeriesDays + 1;
+    const rows = await db
+      .selectFrom('issue_days')
+      .select(['app_key', 'fingerprint', 'day', 'events'])
+      .where('app_key', '=', sql<string>`any(${[...new Set(issues.map((issue) => issue.appKey))]}::text[])`)
+      .where('fingerprint', '=', sql<string>`any(${[...new Set(issues.map((issue) => issue.fingerprint))]}::text[])`)
+      .where('day', '>=', firstDay)
+      .where('day', '<=', firstDay + issueListSeriesDays - 1)
+      .execute();
+    for (const row of rows) counts.get(key(row.app_key, row.fingerprint))?.push({ day: row.day, events: row.events });
+  }
+  return new Map([...counts].map(([issue, days]) => [issue, dailySeries(days, now, issueListSeriesDays)]));
+}
+
+type DayCount = { day: number; events: number };
 
 /** An issue's events counted by release, environment and user agent (null: not sent): its kept counts. */
 export async function issueEventContexts(

@@ -11,6 +11,9 @@ export type IssueSort = (typeof issueSorts)[number];
 /** An issue page's chart: events per UTC day over this many days, today included. */
 export const issueSeriesDays = 30;
 
+/** The issue list's sparkline: events per UTC day over this many days per issue, today included. */
+export const issueListSeriesDays = 14;
+
 /** Issues one bulk status change may name. */
 export const bulkStatusMaxIds = 100;
 
@@ -19,17 +22,18 @@ export const issueSearchMaxChars = 200;
 
 const DAY = 86_400_000;
 
-/** The UTC days an issue's series covers at `now`, oldest first, as ms at each day's start. */
-export function seriesDayStarts(now: number): number[] {
+/** The UTC days an issue's series of `days` covers at `now`, oldest first, as ms at each day's start. */
+export function seriesDayStarts(now: number, days = issueSeriesDays): number[] {
   const today = Math.floor(now / DAY);
-  return Array.from({ length: issueSeriesDays }, (_, i) => (today - issueSeriesDays + 1 + i) * DAY);
+  return Array.from({ length: days }, (_, i) => (today - days + 1 + i) * DAY);
 }
 
 /** Counts per day (keyed by day number, ms / 86,400,000) spread over every day of the series, missing days at 0. */
 export function dailySeries(
   counts: ReadonlyArray<{ day: number; events: number }>,
   now: number,
+  days = issueSeriesDays,
 ): Array<{ start: number; events: number }> {
   const byDay = new Map(counts.map((row) => [row.day, row.events]));
-  return seriesDayStarts(now).map((start) => ({ start, events: byDay.get(start / DAY) ?? 0 }));
+  return seriesDayStarts(now, days).map((start) => ({ start, events: byDay.get(start / DAY) ?? 0 }));
 }

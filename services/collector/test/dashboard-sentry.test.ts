@@ -91,15 +91,21 @@ describe('dashboard with Sentry SDKs', () => {
     const [issue] = (await server.call('GET', `/api/issues?appKey=${app.appKey}`, { token })).body.issues;
 
     await signedIn(token, `/issues/${encodeURIComponent(issue.id)}`);
-    const rows = page.locator('ol.frames li');
+    const rows = page.locator('ol.frames:not(.frames-nested) > li');
     await rows.first().waitFor();
-    expect(await rows.count()).toBe(3);
+    // The in-app frame, then the two library frames folded into one line that opens.
+    expect(await rows.count()).toBe(2);
     // Innermost first: the app's own frame leads, marked.
     expect(await rows.nth(0).getAttribute('class')).toBe('frame in-app');
     expect(await rows.nth(0).textContent()).toContain('chargeCardyour code');
     expect(await rows.nth(0).locator('.frame-file').textContent()).toBe('charge-card-with-a-rather-long-file-name.ts');
     expect(await rows.nth(0).textContent()).toContain(':42:11');
-    expect(await rows.nth(1).getAttribute('class')).toBe('frame');
+    expect(await rows.nth(1).getAttribute('class')).toBe('frame-group');
+    await rows.nth(1).getByText('2 library frames').click();
+    const library = rows.nth(1).locator('li.frame');
+    expect(await library.count()).toBe(2);
+    expect(await library.nth(0).textContent()).toContain('handleCheckout');
+    expect(await library.nth(1).textContent()).toContain('processTicksAndRejections');
     await page.getByText('Raw stack trace').click();
     expect(await page.locator('pre.stack').textContent()).toContain(
       '    at chargeCard (/srv/shop/src/payments/charge-card-with-a-rather-long-file-name.ts:42:11)',

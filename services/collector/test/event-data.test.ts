@@ -69,6 +69,10 @@ describe("Sentry's event data, kept and searchable", () => {
     await storeEvent(server, app.dsn, sent);
     const issue = await onlyIssue(server, token, app.appKey);
     expect(issue).toMatchObject({ message: 'Checkout failed', unhandled: true, groupingVersion: 2 });
+    // The list's sparkline: 14 days, today's holding the event, exact before any fold.
+    expect(issue.series).toHaveLength(14);
+    expect(issue.series.at(-1)).toEqual({ start: Math.floor(Date.now() / 86_400_000) * 86_400_000, events: 1 });
+    expect(issue.series.slice(0, -1).every((day: { events: number }) => day.events === 0)).toBe(true);
     const detail = await server.call('GET', `/api/issues/${encodeURIComponent(issue.id)}`, { token });
     const [event] = detail.body.events;
     expect(event).toMatchObject({

@@ -1,12 +1,14 @@
-// One issue: its status (resolve, ignore, reopen), where it happens, 30 days of events, who it reaches (browsers,
-// releases, environments), the stack and breadcrumbs of one event, and its events a page at a time.
+// One issue: its status (resolve, ignore, reopen), where it happens, 30 days of events, its tags, who it reaches
+// (browsers, OS, runtimes, devices, releases, environments), one event's exception chain, breadcrumbs, user, contexts,
+// request and extra data with newer and older events a step away, and its events a page at a time.
 import { describeUserAgent } from '@collector/domain/user-agent';
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { type Breakdown, client, type IssueStatus, messageOf, type StoredEvent } from '../api';
 import { EventsChart } from '../chart';
 import { CodeBlock } from '../code-block';
+import { EventDataPanels, ExceptionChain, RequestDetails, StackFrames, TagsPanel } from '../event-data';
 import { FeedbackPanel } from '../feedback-panel';
-import { IssueBadges, issueKind, statusLabels } from '../issue-title';
+import { IssueBadges, issueKind, LevelBadge, statusLabels, UnhandledBadge } from '../issue-title';
 import { IssueWork } from '../issue-work';
 import { Link, navigate, paths, sectionHref, useLocation, useTitle } from '../navigation';
 import { formatNumber } from '../numbers';
@@ -19,6 +21,8 @@ import { exactTime, Time } from '../time';
 import { appName, useWorkspace } from '../workspace';
 
 const EVENTS_PAGE_SIZE = 20;
+/** `event=` this: the last event of the page, where stepping to a newer event from the next page's first lands. */
+const LAST_ON_PAGE = 'last';
 const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
 /** The address of one event of an issue: the page of events it is on (its cursor) and the event itself. */
@@ -48,7 +52,9 @@ export function IssueScreen({ id }: { id: string }) {
   const issue = detail.data?.issue;
   useTitle(issue ? `${issueKind(issue.errorType)}: ${issue.message}` : 'Issue');
   const events = detail.data?.events ?? [];
-  const event = events.find((candidate) => candidate.eventId === picked) ?? events[0];
+  const event =
+    picked === LAST_ON_PAGE ? events.at(-1) : (events.find((candidate) => candidate.eventId === picked) ?? events[0]);
+  const shownIndex = event ? events.indexOf(event) : -1;
   const firstOnPage = (pageNumber - 1) * EVENTS_PAGE_SIZE;
 
   // A link to one event scrolls to it once it is loaded.
@@ -81,6 +87,49 @@ export function IssueScreen({ id }: { id: string }) {
     eventPanel.current?.focus({ preventScroll: true });
   };
 
+  // Newer and older: the event beside this one on the page, or across to the page before or after, whose cursors the
+  // history entry keeps as the pager's do (pager.tsx), so Back and the pager still agree.
+  const pageCursors = (): (string | undefined)[] => {
+    const state = window.history.state as { pageCursors?: (string | undefined)[] } | null;
+    return Array.isArray(state?.pageCursors) ? state.pageCursors : [];
+  };
+  const newer = events[shownIndex - 1];
+  const older = events[shownIndex + 1];
+  const nextCursor = detail.data?.nextCursor;
+  const stepNewer = () => {
+    if (newer) return show(newer.eventId);
+    const cursors = pageCursors();
+    const before = cursors.length === pageNumber - 1 ? cursors.at(-1) : undefined;
+    navigate(issueHref(id, { cursor: before, page: before ? pageNumber - 1 : 1, event: LAST_ON_PAGE }), {
+      state: { pageCursors: before ? cursors.slice(0, -1) : [] },
+    });
+  };
+  const stepOlder = () => {
+    if (older) return show(older.eventId);
+    if (!nextCursor) return;
+    navigate(issueHref(id, { cursor: nextCursor, page: pageNumber + 1 }), {
+      state: { pageCursors: [...pageCursors(), cursor] },
+    });
+  };
+  const stepper = event && issue && (
+    <nav className="event-steps" aria-label="Events of this issue">
+      <button
+        type="button"
+        className="button button-small"
+        disabled={shownIndex <= 0 && pageNumber === 1}
+        onClick={stepNewer}
+      >
+        Newer event
+      </button>
+      <span className="muted">
+        Event {formatNumber(firstOnPage + shownIndex + 1)} of {formatNumber(issue.eventCount)}
+      </span>
+      <button type="button" className="button button-small" disabled={!older && !nextCursor} onClick={stepOlder}>
+        Older event
+      </button>
+    </nav>
+  );
+
   return (
     <>
       <nav aria-label="Breadcrumb" className="crumbs">
@@ -107,6 +156,8 @@ export function IssueScreen({ id }: { id: string }) {
           {issue && <ClampedMessage text={issue.message || '(no message)'} />}
         </div>
         <div className="toolbar">
+          {issue && <LevelBadge level={issue.level} />}
+          {issue?.unhandled && <UnhandledBadge />}
           {issue && <IssueBadges issue={issue} />}
           {issue && <StatusActions current={issue.status} busy={change.busy} primary="resolved" onChange={setStatus} />}
           <button type="button" className="button" onClick={detail.reload}>
@@ -152,7 +203,9 @@ export function IssueScreen({ id }: { id: string }) {
               <Time ms={issue.regressedAt} />
             </Fact>
           )}
-          <Fact label="Level">{issue.level}</Fact>
+          <Fact label="Level">
+            <LevelBadge level={issue.level} />
+          </Fact>
           <Fact label="Last release">{issue.lastRelease ?? '—'}</Fact>
           <Fact label="Fingerprint" wide>
             <code>{issue.fingerprint}</code>
@@ -175,13 +228,19 @@ export function IssueScreen({ id }: { id: string }) {
           />
         </section>
       )}
+      {issue && <TagsPanel issueId={issue.id} appKey={issue.appKey} events={issue.eventCount} />}
       {issue && <IssueWork issue={issue} onChange={detail.reload} />}
       {issue && <FeedbackPanel issueId={issue.id} />}
       {detail.data && detail.data.breakdown.events > 0 && <BreakdownPanel breakdown={detail.data.breakdown} />}
       {detail.data && !event && <EmptyState title="No events stored for this issue." />}
       {event && issue && (
         <section ref={eventPanel} tabIndex={-1} aria-label="The event shown" className="event-shown">
-          <EventDetail event={event} latest={event === events[0] && pageNumber === 1} issueMessage={issue.message} />
+          <EventDetail
+            event={event}
+            latest={event === events[0] && pageNumber === 1}
+            issueMessage={issue.message}
+            stepper={stepper}
+          />
         </section>
       )}
       {issue && events.length > 0 && (
@@ -277,9 +336,12 @@ function ClampedMessage({ text }: { text: string }) {
   );
 }
 
-const breakdownParts: { key: keyof Omit<Breakdown, 'events'>; title: string; none: string }[] = [
-  { key: 'browsers', title: 'Browsers', none: 'No user agent' },
-  { key: 'os', title: 'Operating systems', none: 'No user agent' },
+/** `client`: a part the client names (user agent or contexts), shown only when some event named it. */
+const breakdownParts: { key: keyof Omit<Breakdown, 'events'>; title: string; none: string; client?: boolean }[] = [
+  { key: 'browsers', title: 'Browsers', none: 'Not sent', client: true },
+  { key: 'os', title: 'Operating systems', none: 'Not sent', client: true },
+  { key: 'runtimes', title: 'Runtimes', none: 'Not sent', client: true },
+  { key: 'devices', title: 'Devices', none: 'Not sent', client: true },
   { key: 'releases', title: 'Releases', none: 'No release' },
   { key: 'environments', title: 'Environments', none: 'No environment' },
 ];
@@ -289,56 +351,98 @@ function BreakdownPanel({ breakdown }: { breakdown: Breakdown }) {
     <section className="panel" aria-labelledby="breakdown-title">
       <div className="panel-head">
         <h2 id="breakdown-title">Where it happens</h2>
-        <span className="muted">the latest {formatNumber(breakdown.events)} stored events</span>
+        <span className="muted">of its {formatNumber(breakdown.events)} events</span>
       </div>
       <div className="breakdown">
-        {breakdownParts.map((part) => (
-          <div key={part.key}>
-            <h3>{part.title}</h3>
-            <ul className="bars">
-              {breakdown[part.key].slice(0, 5).map((entry) => {
-                const share = Math.round((entry.events / breakdown.events) * 100);
-                return (
-                  <li key={entry.value ?? ''}>
-                    <span className="bar-label">{entry.value ?? part.none}</span>
-                    <span className="bar-value">
-                      {formatNumber(entry.events)} ({share}%)
-                    </span>
-                    <span className="bar" style={{ width: `${share}%` }} aria-hidden="true" />
-                  </li>
-                );
-              })}
-            </ul>
-          </div>
-        ))}
+        {/* A server app's events name no browser: "Browsers: not sent 100%" would only hide its OS and runtime. */}
+        {breakdownParts
+          .filter((part) => !part.client || breakdown[part.key].some((entry) => entry.value !== null))
+          .map((part) => (
+            <div key={part.key}>
+              <h3>{part.title}</h3>
+              <ul className="bars">
+                {breakdown[part.key].slice(0, 5).map((entry) => {
+                  const share = Math.round((entry.events / breakdown.events) * 100);
+                  return (
+                    <li key={entry.value ?? ''}>
+                      <span className="bar-label">{entry.value ?? part.none}</span>
+                      <span className="bar-value">
+                        {formatNumber(entry.events)} ({share}%)
+                      </span>
+                      <span className="bar" style={{ width: `${share}%` }} aria-hidden="true" />
+                    </li>
+                  );
+                })}
+              </ul>
+            </div>
+          ))}
       </div>
     </section>
   );
 }
 
-function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; latest: boolean; issueMessage: string }) {
+function EventDetail({
+  event,
+  latest,
+  issueMessage,
+  stepper,
+}: {
+  event: StoredEvent;
+  latest: boolean;
+  issueMessage: string;
+  stepper: ReactNode;
+}) {
   const agent = event.userAgent ? describeUserAgent(event.userAgent) : undefined;
   // An error's request is the one it happened in, shown with the event's data; a failed request's is the event.
   const failedRequest = event.type === 'request' ? event.request : undefined;
+  const errorRequest = event.type === 'request' ? undefined : event.request;
+  const exceptions = event.exceptions ?? [];
   const context: [string, string | undefined][] = [
     ['Page', event.url],
     ['Release', event.release],
     ['Environment', event.environment],
+    ['Transaction', event.transaction],
+    ['Server', event.serverName],
+    ['Logger', event.logger],
     ['Browser', agent?.browser],
     ['Operating system', agent?.os],
     ['User agent', event.userAgent],
+    ['Happened', exactTime(event.timestamp)],
     ['Received', exactTime(event.receivedAt)],
     ['Event id', event.eventId],
   ];
   return (
     <>
+      {stepper}
       <section className="panel" aria-labelledby="stack-title">
         <div className="panel-head">
-          <h2 id="stack-title">{failedRequest ? 'Request' : 'Stack trace'}</h2>
-          <span className="muted">
-            {latest ? 'latest event' : 'picked event'}, <Time ms={event.timestamp} />
+          <h2 id="stack-title">{failedRequest ? 'Request' : exceptions.length > 1 ? 'Exceptions' : 'Stack trace'}</h2>
+          <span className="muted event-times">
+            {latest ? 'latest event,' : 'picked event,'}
+            {event.handled === false && (
+              <>
+                {' '}
+                <UnhandledBadge />
+              </>
+            )}
+            {event.handled === true && (
+              <>
+                {' '}
+                <span className="badge">Handled</span>
+              </>
+            )}{' '}
+            {/* The SDK's clock and ours: apart, they show a late or queued event (or a client clock that is off). */}
+            <span>
+              happened <Time ms={event.timestamp} />,
+            </span>{' '}
+            <span>
+              received <Time ms={event.receivedAt} />
+            </span>
           </span>
         </div>
+        {event.cut && event.cut.length > 0 && (
+          <p className="notice notice-info cut-note">Some data was cut for size: {event.cut.join(', ')}.</p>
+        )}
         {/* Events of one issue may word their message differently (numbers, ids); show this one's when it does. */}
         {event.message && event.message !== issueMessage && <ClampedMessage text={event.message} />}
         {failedRequest && (
@@ -350,9 +454,14 @@ function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; late
             {failedRequest.durationMs !== undefined && ` after ${formatNumber(failedRequest.durationMs)} ms`}
           </p>
         )}
-        {event.frames && event.frames.length > 0 ? (
+        {failedRequest && <RequestDetails request={failedRequest} />}
+        {exceptions.length > 0 || (event.frames && event.frames.length > 0) ? (
           <>
-            <StackFrames frames={event.frames} />
+            {exceptions.length > 0 ? (
+              <ExceptionChain exceptions={exceptions} />
+            ) : (
+              <StackFrames frames={event.frames ?? []} />
+            )}
             {event.stack && (
               <details className="more">
                 <summary>Raw stack trace</summary>
@@ -395,6 +504,21 @@ function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; late
         )}
       </section>
 
+      {errorRequest && (
+        <section className="panel" aria-labelledby="request-title">
+          <h2 id="request-title">Request</h2>
+          <p className="request-line">
+            <code>
+              {(errorRequest.method ?? 'GET').toUpperCase()} {errorRequest.url}
+            </code>
+            {errorRequest.status !== undefined && ` answered ${errorRequest.status}`}
+          </p>
+          <RequestDetails request={errorRequest} />
+        </section>
+      )}
+
+      <EventDataPanels event={event} />
+
       <section className="panel" aria-labelledby="context-title">
         <h2 id="context-title">Context</h2>
         <dl className="context">
@@ -408,43 +532,5 @@ function EventDetail({ event, latest, issueMessage }: { event: StoredEvent; late
         </dl>
       </section>
     </>
-  );
-}
-
-type Frame = NonNullable<StoredEvent['frames']>[number];
-
-/** The last part of a path or URL (what a person looks for first); the whole of it is shown beneath. */
-function fileName(file: string): string {
-  const path = file.split(/[?#]/, 1)[0] ?? file;
-  return path.slice(path.lastIndexOf('/') + 1) || file;
-}
-
-/**
- * Structured frames, innermost first, whichever SDK sent them: the app's own code stands out, libraries and runtime
- * frames are quieter; the file name comes first and the full path wraps, so a phone shows both without scrolling.
- */
-function StackFrames({ frames }: { frames: Frame[] }) {
-  return (
-    <ol className="frames" aria-label="Stack frames">
-      {frames.map((frame, index) => (
-        // Frames have no id and never reorder: their index is their key.
-        <li key={index} className={frame.inApp ? 'frame in-app' : 'frame'}>
-          <div className="frame-head">
-            <code className="frame-function">{frame.function || '<anonymous>'}</code>
-            {frame.inApp && <span className="frame-tag">your code</span>}
-          </div>
-          {frame.file && (
-            <div className="frame-location">
-              <code>
-                <span className="frame-file">{fileName(frame.file)}</span>
-                {frame.line !== undefined && `:${frame.line}`}
-                {frame.column !== undefined && `:${frame.column}`}
-              </code>
-              {fileName(frame.file) !== frame.file && <span className="frame-path">{frame.file}</span>}
-            </div>
-          )}
-        </li>
-      ))}
-    </ol>
   );
 }

@@ -5,11 +5,12 @@ import { issueSearchMaxChars, issueSorts, issueStatuses } from '@collector/domai
 import { type FormEvent, useEffect, useState } from 'react';
 import { type CollectorInputs, client, type Issue, messageOf } from '../api';
 import { AppFilter } from '../app-filter';
-import { IssueBadges, IssueName, statusLabels } from '../issue-title';
+import { IssueBadges, IssueName, LevelBadge, statusLabels } from '../issue-title';
 import { Link, navigate, paths, rememberSection, useLocation, useTitle } from '../navigation';
 import { countOf, formatNumber } from '../numbers';
 import { CursorPager } from '../pager';
 import { useQuery } from '../query';
+import { Sparkline } from '../sparkline';
 import { EmptyState, QueryStatus } from '../states';
 import { StatusActions } from '../status-actions';
 import { Table } from '../table';
@@ -250,6 +251,7 @@ function IssuesList({ state }: { state: ListState }) {
             ...(showApp ? ['App'] : []),
             { name: 'Events', className: 'number' },
             { name: 'Users', className: 'number' },
+            { name: 'Last 14 days', className: 'trend' },
             'First seen',
             'Last seen',
           ]}
@@ -274,7 +276,7 @@ function IssuesList({ state }: { state: ListState }) {
                 <Link href={paths.issue(issue.id)} className="issue-link">
                   <IssueName issue={issue} />
                 </Link>
-                <IssueBadges issue={issue} />
+                <LevelBadge level={issue.level} /> <IssueBadges issue={issue} />
               </td>
               {showApp && <td data-label="App">{appName(apps.data, issue.appKey)}</td>}
               <td data-label="Events" className="number">
@@ -282,6 +284,9 @@ function IssuesList({ state }: { state: ListState }) {
               </td>
               <td data-label="Users" className="number">
                 {formatNumber(issue.userCount)}
+              </td>
+              <td data-label="Last 14 days" className="trend">
+                <Sparkline series={issue.series} />
               </td>
               <td data-label="First seen">
                 <Time ms={issue.firstSeenAt} />

@@ -1,4 +1,4 @@
-import { listIssues, sortValue } from '@collector/db';
+import { issueListSeries, listIssues, sortValue } from '@collector/db';
 import { decodeCursor, encodeCursor } from '@collector/domain';
 import { authorizeApp, authorizedOrgs, authorizeOrg } from '../../auth/authorize';
 import { fail } from '../../errors';
@@ -67,5 +67,20 @@ export const listIssuesRoute = authedProcedure
             fingerprint: last.fingerprint,
           })
         : null;
-    return { issues: await withAssignees(ctx.db, rows), nextCursor, total };
+    const [issues, series] = await Promise.all([
+      withAssignees(ctx.db, rows),
+      issueListSeries(
+        ctx.db,
+        rows.map((row) => ({ appKey: row.app_key, fingerprint: row.fingerprint })),
+        ctx.clock(),
+      ),
+    ]);
+    return {
+      issues: issues.map((issue) => ({
+        ...issue,
+        series: series.get(`${issue.appKey}\u0000${issue.fingerprint}`) ?? [],
+      })),
+      nextCursor,
+      total,
+    };
   });

@@ -3,6 +3,7 @@ import {
   eventTypes,
   type IssueStatus,
   isStorableText,
+  issueListSeriesDays,
   issueSearchMaxChars,
   issueSorts,
   issueStatuses,
@@ -24,7 +25,9 @@ export const listIssuesMeta: Meta = {
       'Pass nextCursor back as cursor, with the same filters and sort, for the next page; it is null on the last page. ' +
       'Pages are keyset pages: each holds the issues after the previous page’s last one in the order as it is when the page is read. ' +
       'No issue is skipped or repeated while events arrive, except that an issue whose sort key grows after its page was read ' +
-      '(new events move it up) is then found by reading from the first page again, and that a late event can move an issue down in firstSeen order.',
+      '(new events move it up) is then found by reading from the first page again, and that a late event can move an issue down in firstSeen order. ' +
+      `Each issue carries series: its events per UTC day (by event timestamp) over the last ${issueListSeriesDays} days, today included, ` +
+      'oldest first, every day present, exact (counted as events are accepted): the list’s sparkline.',
     tags: ['dashboard'],
   },
   contract: { errors: ['UNAUTHENTICATED', 'VALIDATION_FAILED', 'NOT_FOUND'] },
@@ -94,7 +97,19 @@ export const ZListIssuesRequestSchema = z.object({
 });
 
 export const ZListIssuesResponseSchema = z.object({
-  issues: z.array(ZIssueSchema),
+  issues: z.array(
+    ZIssueSchema.extend({
+      series: z
+        .array(
+          z.object({
+            start: z.int().min(0).meta({ description: 'Start of the UTC day, ms' }),
+            events: z.int().min(0),
+          }),
+        )
+        .length(issueListSeriesDays)
+        .meta({ description: `Events per UTC day over the last ${issueListSeriesDays} days, oldest first` }),
+    }),
+  ),
   nextCursor: z.string().nullable(),
   total: z.int().min(0).meta({ description: 'How many issues match the filters, on every page' }),
 });
