@@ -339,29 +339,57 @@ export async function setIssuesStatus(
   return rows;
 }
 
-/** How many values of each facet the suggestions list: the ones the most issues were seen with. */
+/** How many values of release and environment the suggestions list: the ones the most issues were seen with. */
 export const FACET_SUGGESTIONS = 100;
+/** How many tag keys the suggestions list, and how many values of each: the search box's, not a report. */
+export const FACET_TAG_KEYS = 50;
+export const FACET_TAG_VALUES = 20;
 
 /**
- * The releases and environments the issues of `orgIds`' apps (or of one app) were seen with, for the issue list's
- * suggestions: the values the most issues have first, at most FACET_SUGGESTIONS of each. Reads issue_facets, one row
- * per issue and value: thousands, not a row per event.
+ * The releases, environments and tags the issues of `orgIds`' apps (or of one app) were seen with, for the issue
+ * list's suggestions: the values the most issues have first, at most FACET_SUGGESTIONS of each facet; of tags, the
+ * keys with the most (issue, value) rows first, at most FACET_TAG_KEYS, with their FACET_TAG_VALUES commonest values.
+ * One read of issue_facets' rows of those apps (one row per issue and value: thousands, not a row per event),
+ * counted once per value and ranked in the same query.
  */
 export async function issueFacetValues(
   db: Kysely<Database>,
   query: { orgIds: readonly string[]; appKey?: string | undefined },
-): Promise<{ releases: string[]; environments: string[] }> {
+): Promise<{ releases: string[]; environments: string[]; tags: Array<{ key: string; values: string[] }> }> {
   const apps =
     query.appKey === undefined
       ? sql`org_id = any(${[...query.orgIds]}::text[])`
       : sql`org_id = any(${[...query.orgIds]}::text[]) and app_key = ${query.appKey}`;
-  const { rows } = await sql<{ facet: 'release' | 'environment'; value: string }>`
-    select facet, value from (
-      select facet, value, row_number() over (partition by facet order by count(*) desc, value) as rank
-      from issue_facets where app_key = any(array(select app_key from apps where ${apps}))
+  // 'handled' is a facet too, but its values are the search's own (yes, no): it is not read.
+  const { rows } = await sql<{ facet: string; value: string }>`
+    with counted as (
+      select facet, value, count(*) as issues from issue_facets
+      where app_key = any(array(select app_key from apps where ${apps})) and facet <> 'handled'
       group by facet, value
-    ) ranked where rank <= ${FACET_SUGGESTIONS} order by facet, rank`.execute(db);
-  const values = (facet: 'release' | 'environment') =>
-    rows.filter((row) => row.facet === facet).map((row) => row.value);
-  return { releases: values('release'), environments: values('environment') };
+    ), ranked as (
+      select facet, value, row_number() over (partition by facet order by issues desc, value) as rank,
+        sum(issues) over (partition by facet) as weight
+      from counted
+    ), tag_keys as (
+      select facet, row_number() over (order by max(weight) desc, facet) as key_rank
+      from ranked where facet like 'tag:%' group by facet
+    )
+    select r.facet, r.value from ranked r left join tag_keys k on k.facet = r.facet
+    where (k.key_rank is null and r.rank <= ${FACET_SUGGESTIONS})
+      or (k.key_rank <= ${FACET_TAG_KEYS} and r.rank <= ${FACET_TAG_VALUES})
+    order by k.key_rank nulls first, r.facet, r.rank`.execute(db);
+  const values = (facet: string) => rows.filter((row) => row.facet === facet).map((row) => row.value);
+  const tags = new Map<string, string[]>();
+  for (const row of rows) {
+    if (!row.facet.startsWith('tag:')) continue;
+    const key = row.facet.slice('tag:'.length);
+    const list = tags.get(key);
+    if (list) list.push(row.value);
+    else tags.set(key, [row.value]);
+  }
+  return {
+    releases: values('release'),
+    environments: values('environment'),
+    tags: [...tags].map(([key, tagValues]) => ({ key, values: tagValues })),
+  };
 }

@@ -203,7 +203,7 @@ describe('issue list: filters, search, sorts', async () => {
   const items = "Cannot read properties of undefined (reading 'items')";
   const stackAt = (fn: string) => `TypeError: ${items}\n    at ${fn} (https://shop.example/assets/app.js:1:1)`;
   await sendBatch(server, appKey, [
-    // a: 5 events, 3 users, release 1.0.0 in production
+    // a: 5 events, 3 users, release 1.0.0 in production, tier gold then silver, region eu
     ...Array.from({ length: 5 }, (_, i) =>
       makeEvent({
         fingerprint: 'js:a',
@@ -213,9 +213,10 @@ describe('issue list: filters, search, sorts', async () => {
         anonymousId: `anon_a${i % 3}`,
         release: '1.0.0',
         environment: 'production',
+        tags: { tier: i < 3 ? 'gold' : 'silver', region: 'eu' },
       }),
     ),
-    // b: 3 events, 3 users, the same message elsewhere, release 1.1.0 in staging
+    // b: 3 events, 3 users, the same message elsewhere, release 1.1.0 in staging, tier gold
     ...Array.from({ length: 3 }, (_, i) =>
       makeEvent({
         fingerprint: 'js:b',
@@ -225,6 +226,7 @@ describe('issue list: filters, search, sorts', async () => {
         anonymousId: `anon_b${i}`,
         release: '1.1.0',
         environment: 'staging',
+        tags: { tier: 'gold' },
       }),
     ),
     // c: a failed request, 2 events, 1 user, release 1.1.0 in production
@@ -284,10 +286,20 @@ describe('issue list: filters, search, sorts', async () => {
     expect(await ids(token, `${scope}&release=9.9.9`)).toEqual([]);
   });
 
-  it('suggests the releases and environments its issues were seen with, most issues first, matched exactly', async () => {
+  it('suggests the releases, environments and tags its issues were seen with, most issues first, matched exactly', async () => {
     const facets = await server.call('GET', `/api/issues/facets?${scope}`, { token });
     expect(facets.status).toBe(200);
-    expect(facets.body).toEqual({ releases: ['1.1.0', '1.0.0'], environments: ['production', 'staging'] });
+    // tier: gold on a and b, silver on a (3 issue and value pairs); region: eu on a (1).
+    expect(facets.body).toEqual({
+      releases: ['1.1.0', '1.0.0'],
+      environments: ['production', 'staging'],
+      tags: [
+        { key: 'tier', values: ['gold', 'silver'] },
+        { key: 'region', values: ['eu'] },
+      ],
+    });
+    // Each tag suggested is one the search takes, and finds the issues seen with it.
+    expect(await ids(token, `${scope}&q=tier:silver`)).toEqual(['js:a']);
     // Exact, as the suggestions give them: the facets' key is the value as sent (see the README).
     expect(await ids(token, `${scope}&environment=PRODUCTION`)).toEqual([]);
     const stranger = await signUp(server);
@@ -295,8 +307,35 @@ describe('issue list: filters, search, sorts', async () => {
     expect((await server.call('GET', '/api/issues/facets', { token: stranger.token })).body).toEqual({
       releases: [],
       environments: [],
+      tags: [],
     });
     expect((await server.call('GET', '/api/issues/facets')).status).toBe(401);
+  });
+
+  it('bounds the tag suggestions: 50 keys, the commonest first, with 20 values each', async () => {
+    const wide = await createApp(server, token);
+    // 25 issues with a value of `common` each; two of them with 30 keys of their own: 61 keys in all.
+    const sent = await sendBatch(
+      server,
+      wide.appKey,
+      Array.from({ length: 25 }, (_, i) =>
+        makeEvent({
+          fingerprint: `js:v${i}`,
+          tags: {
+            common: `v${String(i).padStart(2, '0')}`,
+            ...(i < 2 ? Object.fromEntries(Array.from({ length: 30 }, (_, k) => [`k${i}_${k}`, 'x'])) : {}),
+          },
+        }),
+      ),
+    );
+    expect(sent.body.accepted).toBe(25);
+    const { tags } = (await server.call('GET', `/api/issues/facets?appKey=${wide.appKey}`, { token })).body;
+    expect(tags).toHaveLength(50);
+    expect(tags[0]).toEqual({
+      key: 'common',
+      values: Array.from({ length: 20 }, (_, i) => `v${String(i).padStart(2, '0')}`),
+    });
+    expect(tags[1]).toEqual({ key: 'k0_0', values: ['x'] });
   });
 
   it('sorts by lastSeen, firstSeen, events and users, all descending', async () => {

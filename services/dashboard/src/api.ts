@@ -73,6 +73,7 @@ export type Org = CollectorOutputs['orgs']['list']['orgs'][number];
 export type OrgRole = Org['role'];
 export type ApiToken = CollectorOutputs['tokens']['list']['tokens'][number];
 export type ActivityEntry = CollectorOutputs['issues']['activity']['activity'][number];
+export type IssueFacets = CollectorOutputs['issues']['facets'];
 
 /** Every app type the API takes, in the order the form offers them; checked against the API's own type. */
 export const appTypes: readonly AppType[] = domainAppTypes;

@@ -1,15 +1,17 @@
 // Issues to work through: status tabs, search, filters and sort, a page at a time, with resolve, ignore and reopen
 // for a selection. Everything the list shows is in its URL, so a reload, a shared link and the back button keep it.
 import { eventFieldChars } from '@collector/domain/limits';
-import { issueSearchMaxChars, issueSorts, issueStatuses } from '@collector/domain/triage';
+import { parseSearch } from '@collector/domain/search';
+import { issueSorts, issueStatuses } from '@collector/domain/triage';
 import { type FormEvent, useEffect, useState } from 'react';
-import { type CollectorInputs, client, type Issue, messageOf } from '../api';
+import { type CollectorInputs, client, type Issue, type IssueFacets, messageOf } from '../api';
 import { AppFilter } from '../app-filter';
 import { IssueBadges, IssueName, LevelBadge, statusLabels } from '../issue-title';
 import { Link, navigate, paths, rememberSection, useLocation, useTitle } from '../navigation';
 import { countOf, formatNumber } from '../numbers';
 import { CursorPager } from '../pager';
 import { useQuery } from '../query';
+import { SearchBox } from '../search-box';
 import { Sparkline } from '../sparkline';
 import { EmptyState, QueryStatus } from '../states';
 import { StatusActions } from '../status-actions';
@@ -111,23 +113,29 @@ function IssuesList({ state }: { state: ListState }) {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [outcome, setOutcome] = useState<{ kind: 'done' | 'error'; text: string }>();
   const [busy, setBusy] = useState(false);
+  // A search the API would refuse (the same parser reads it there) is not asked for: the search box shows its message.
+  const parsedSearch = state.q ? parseSearch(state.q) : undefined;
+  const searchFault = parsedSearch !== undefined && !parsedSearch.ok;
   const issues = useQuery(
     () =>
-      client.issues.list.query({
-        appKey: state.app,
-        limit: ISSUES_PAGE_SIZE,
-        ...(state.status !== 'all' ? { status: state.status } : {}),
-        ...(state.q ? { q: state.q } : {}),
-        ...(state.type ? { type: state.type } : {}),
-        ...(state.assignee ? { assignee: state.assignee } : {}),
-        ...(state.release ? { release: state.release } : {}),
-        ...(state.environment ? { environment: state.environment } : {}),
-        sort: state.sort,
-        ...(state.cursor ? { cursor: state.cursor } : {}),
-      }),
+      searchFault
+        ? Promise.resolve(undefined)
+        : client.issues.list.query({
+            appKey: state.app,
+            limit: ISSUES_PAGE_SIZE,
+            ...(state.status !== 'all' ? { status: state.status } : {}),
+            ...(state.q ? { q: state.q } : {}),
+            ...(state.type ? { type: state.type } : {}),
+            ...(state.assignee ? { assignee: state.assignee } : {}),
+            ...(state.release ? { release: state.release } : {}),
+            ...(state.environment ? { environment: state.environment } : {}),
+            sort: state.sort,
+            ...(state.cursor ? { cursor: state.cursor } : {}),
+          }),
     [hrefOf(state)],
   );
-  // Suggestions for the release and environment filters, which match exactly: the values the app's issues have.
+  // Suggestions for the release and environment filters, which match exactly, and for the search box's keys and
+  // values: the values the app's issues have.
   const facets = useQuery(() => client.issues.facets.query({ appKey: state.app }), [state.app]);
   const data = issues.data;
   const showApp = !state.app && (apps.data?.length ?? 0) > 1;
@@ -183,11 +191,7 @@ function IssuesList({ state }: { state: ListState }) {
         ))}
       </nav>
 
-      <Filters
-        state={state}
-        suggestions={{ release: facets.data?.releases ?? [], environment: facets.data?.environments ?? [] }}
-        onChange={(change) => go(withFilter(state, change))}
-      />
+      <Filters state={state} facets={facets.data} onChange={(change) => go(withFilter(state, change))} />
 
       <div className="list-head">
         <p className="muted" role="status">
@@ -323,16 +327,20 @@ const eventFieldFilters = [
   { name: 'environment', label: 'Environment' },
 ] as const;
 
-/** Search, type, release, environment and sort; text filters apply on Enter or Apply, the others at once. */
+/**
+ * Search, type, release, environment and sort; text filters apply on Enter or Apply, the others at once, as do a
+ * search term picked from the suggestions and a chip removed.
+ */
 function Filters({
   state,
-  suggestions,
+  facets,
   onChange,
 }: {
   state: ListState;
-  suggestions: Record<(typeof eventFieldFilters)[number]['name'], string[]>;
+  facets: IssueFacets | undefined;
   onChange: (change: Partial<ListState>) => void;
 }) {
+  const suggestions = { release: facets?.releases ?? [], environment: facets?.environments ?? [] };
   const apply = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -342,16 +350,7 @@ function Filters({
   return (
     <search aria-label="Filter issues">
       <form className="filters" onSubmit={apply}>
-        <label className="field field-grow">
-          <span>Search</span>
-          <input
-            name="q"
-            type="search"
-            defaultValue={state.q ?? ''}
-            maxLength={issueSearchMaxChars}
-            placeholder="Message, error type or culprit"
-          />
-        </label>
+        <SearchBox name="q" value={state.q} facets={facets} />
         {eventFieldFilters.map(({ name, label }) => (
           <label key={name} className="field">
             <span>{label}</span>
