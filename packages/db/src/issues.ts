@@ -231,8 +231,8 @@ export async function issueSeries(
 /**
  * Each issue's events per UTC day over the last issueListSeriesDays days at `now` (the list's sparklines), keyed by
  * `appKey\u0000fingerprint`, every day present: one query for a page of issues, exact through the issue_days view.
- * The keys are filtered as two `= any` lists, which PostgreSQL pushes through the view's union into both tables (the
- * folded table's primary key serves them); the pairs the lists cross but the page does not hold are dropped here.
+ * Read from the view's two tables joined to the page's keys, an index probe per issue in each (the folded table's
+ * primary key, the deltas' issue index): through the view, PostgreSQL sums every issue's days before filtering.
  */
 export async function issueListSeries(
   db: Kysely<Database>,
@@ -243,14 +243,17 @@ export async function issueListSeries(
   const counts = new Map(issues.map((issue) => [key(issue.appKey, issue.fingerprint), [] as DayCount[]]));
   if (issues.length > 0) {
     const firstDay = Math.floor(now / DAY) - issueListSeriesDays + 1;
-    const rows = await db
-      .selectFrom('issue_days')
-      .select(['app_key', 'fingerprint', 'day', 'events'])
-      .where('app_key', '=', sql<string>`any(${[...new Set(issues.map((issue) => issue.appKey))]}::text[])`)
-      .where('fingerprint', '=', sql<string>`any(${[...new Set(issues.map((issue) => issue.fingerprint))]}::text[])`)
-      .where('day', '>=', firstDay)
-      .where('day', '<=', firstDay + issueListSeriesDays - 1)
-      .execute();
+    const lastDay = firstDay + issueListSeriesDays - 1;
+    const { rows } = await sql<{ app_key: string; fingerprint: string; day: number; events: number }>`
+      with k as (select * from unnest(${issues.map((issue) => issue.appKey)}::text[],
+        ${issues.map((issue) => issue.fingerprint)}::text[]) as k(app_key, fingerprint))
+      select app_key, fingerprint, day, sum(events)::int8 as events from (
+        select f.app_key, f.fingerprint, f.day, f.events from issue_days_folded f join k using (app_key, fingerprint)
+        where f.day between ${firstDay} and ${lastDay}
+        union all
+        select d.app_key, d.fingerprint, d.day, d.events from issue_days_deltas d join k using (app_key, fingerprint)
+        where d.day between ${firstDay} and ${lastDay}
+      ) counted group by 1, 2, 3`.execute(db);
     for (const row of rows) counts.get(key(row.app_key, row.fingerprint))?.push({ day: row.day, events: row.events });
   }
   return new Map([...counts].map(([issue, days]) => [issue, dailySeries(days, now, issueListSeriesDays)]));

@@ -46,6 +46,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       union all
       select app_key, fingerprint, key, value, events from issue_tags_deltas
     ) counted group by app_key, fingerprint, key, value`.execute(db);
+  // Readers of one issue's counts (its page, its tags, the list's sparklines) add its unfolded deltas: an index probe
+  // each, as issue_deltas has, rather than a scan of a table that grows between folds and vacuums (issue_tags_deltas
+  // takes a row per tag value an issue's events had in a statement).
+  for (const table of ['issue_days_deltas', 'issue_contexts_deltas', 'issue_tags_deltas'])
+    await sql`create index ${sql.id(`${table}_issue`)} on ${sql.table(table)} (app_key, fingerprint)`.execute(db);
   // Of the tags counted from now on, only `level` was kept before: counted from the events still stored.
   await sql`insert into issue_tags_folded (app_key, fingerprint, key, value, events)
     select app_key, fingerprint, 'level', payload->>'level', count(*) from events
@@ -57,6 +62,8 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`delete from issue_facets where facet like 'tag:%' or facet = 'handled'`.execute(db);
+  for (const table of ['issue_days_deltas', 'issue_contexts_deltas'])
+    await sql`drop index ${sql.id(`${table}_issue`)}`.execute(db);
   await sql`drop view issue_tags`.execute(db);
   await sql`drop table issue_tags_deltas`.execute(db);
   await sql`drop table issue_tags_folded`.execute(db);
