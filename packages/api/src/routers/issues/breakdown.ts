@@ -4,7 +4,7 @@
 import { type Db, issueEventContexts, issueTagCounts } from '@collector/db';
 import { describeUserAgent, type UserAgentSummary } from '@collector/domain';
 
-export type Counts = Array<{ value: string | null; events: number }>;
+type Counts = Array<{ value: string | null; events: number }>;
 
 export interface Breakdown {
   events: number;
