@@ -182,3 +182,16 @@ describe('boundEventData: hostile request bodies sent as JSON text', () => {
     expect(event.request.data).toEqual({ note: 'ab' });
   });
 });
+
+describe('scrubbing and __proto__ keys', () => {
+  it('keeps a __proto__ key parsed from JSON as data, polluting nothing', () => {
+    const extra = JSON.parse('{"__proto__": {"password": "x", "polluted": true}, "token": "t"}');
+    const event = { extra, cut: undefined as string[] | undefined };
+    boundEventData(event, { storeIp: true });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(event.extra)).toBe(Object.prototype);
+    expect(JSON.parse(JSON.stringify(event.extra))).toEqual(
+      JSON.parse('{"__proto__": {"password": "[Filtered]", "polluted": true}, "token": "[Filtered]"}'),
+    );
+  });
+});

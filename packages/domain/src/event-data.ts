@@ -20,12 +20,32 @@ export function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key);
 }
 
-/** A copy of a JSON value with the value of every secret-looking key replaced, at any depth. */
+/**
+ * A JSON value with the value of every secret-looking key replaced, at any depth: a copy where one is found, else the
+ * value itself (most breadcrumbs and extras hold none, and this runs for every event that has them).
+ */
 export function scrubbed(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(scrubbed);
+  return holdsSecretKey(value) ? scrubbedCopy(value) : value;
+}
+
+function holdsSecretKey(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(holdsSecretKey);
+  for (const key in value) if (isSecretKey(key) || holdsSecretKey((value as Json)[key])) return true;
+  return false;
+}
+
+/** A key set as an own property: a `__proto__` key parsed from JSON stays data, never the copy's prototype. */
+function setOwn(target: Json, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function scrubbedCopy(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(scrubbedCopy);
   if (value === null || typeof value !== 'object') return value;
   const copy: Json = {};
-  for (const [key, inner] of Object.entries(value)) copy[key] = isSecretKey(key) ? FILTERED : scrubbed(inner);
+  for (const [key, inner] of Object.entries(value))
+    setOwn(copy, key, isSecretKey(key) ? FILTERED : scrubbedCopy(inner));
   return copy;
 }
 
@@ -75,7 +95,7 @@ function boundedObject(value: Json, maxBytes: number): { kept: Json | undefined;
   for (const [key, inner] of Object.entries(value)) {
     const size = jsonBytes(key, maxBytes) + 1 + jsonBytes(inner, maxBytes) + (any ? 1 : 0);
     if (bytes + size > maxBytes) continue;
-    kept[key] = inner;
+    setOwn(kept, key, inner);
     bytes += size;
     any = true;
   }
