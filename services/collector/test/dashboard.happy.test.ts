@@ -106,7 +106,13 @@ describe('issues list', () => {
       level: 'error',
       lastRelease: null,
       assignee: null,
+      unhandled: false,
+      // The client's own fingerprint (js:issue6): no grouping version made it.
+      groupingVersion: null,
+      // Its last 14 UTC days, oldest first, every day present: its one event on its day.
+      series: expect.arrayContaining([{ start: expect.any(Number), events: 1 }]),
     });
+    expect(full.body.issues[0].series).toHaveLength(14);
   });
 
   it('lists across all of the caller’s apps without appKey', async () => {
@@ -135,7 +141,8 @@ describe('issue detail', () => {
     expect(raw.body.issue).toMatchObject({ id, eventCount: 3 });
     expect(raw.body.events.map((event: { timestamp: number }) => event.timestamp)).toEqual([t + 2, t + 1, t]);
     const { receivedAt, ...asSent } = raw.body.events[0];
-    expect(asSent).toEqual({ ...events[1], appKey });
+    // handled: unknown (null) for an event that sent no exception mechanism.
+    expect(asSent).toEqual({ ...events[1], appKey, handled: null });
     expect(receivedAt).toBeGreaterThanOrEqual(t);
     const encoded = await server.call('GET', `/api/issues/${encodeURIComponent(id)}`, { token });
     expect(encoded.body).toEqual(raw.body);
