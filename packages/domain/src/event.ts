@@ -42,6 +42,9 @@ const breadcrumbInputSchema = breadcrumbSchema.extend({
   message: truncatedTo(limits.breadcrumbMessageBytes).optional(),
 });
 
+/** A text judging cuts to its own limit (event-data.ts) rather than rejects: bounded here only by the body's size. */
+const bodyLong = () => z.string().max(limits.ingestBodyBytes);
+
 /**
  * A request: for a failed request (type "request") the one that failed, with its method; for an error, the HTTP
  * request it happened in (what Sentry's SDKs send as `request`). Headers, query and data are scrubbed and bounded
@@ -55,8 +58,8 @@ export const requestInfoSchema = z.object({
   url: z.string().min(1).max(eventFieldChars.url),
   status: z.int().min(0).max(999).optional(),
   durationMs: z.number().min(0).max(86_400_000).optional(),
-  query: z.string().optional(),
-  headers: z.record(z.string(), z.string()).optional(),
+  query: bodyLong().optional(),
+  headers: z.record(bodyLong(), bodyLong()).optional(),
   data: z.unknown().optional(),
 });
 
@@ -118,9 +121,9 @@ const eventFields = {
   level: z.enum(eventLevels).optional(),
   frames: z.array(stackFrameSchema).max(limits.stackFrames).optional(),
   /** Sentry's event data (contract, third release): bounded and scrubbed by boundEventData, cuts named in `cut`. */
-  tags: z.record(z.string(), z.string()).optional(),
-  contexts: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
-  extra: z.record(z.string(), z.unknown()).optional(),
+  tags: z.record(bodyLong(), bodyLong()).optional(),
+  contexts: z.record(bodyLong(), z.record(bodyLong(), z.unknown())).optional(),
+  extra: z.record(bodyLong(), z.unknown()).optional(),
   user: z
     .object({ id: userFieldSchema, email: userFieldSchema, username: userFieldSchema, ip_address: userFieldSchema })
     .optional(),
