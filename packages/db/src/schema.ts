@@ -397,6 +397,74 @@ export interface FeedbackTable {
   received_at: number;
 }
 
+/** Releases, deploys and source-map artifacts (migration 0022, issue 22). */
+export interface ReleasesTable {
+  org_id: string;
+  version: string;
+  ref: string | null;
+  url: string | null;
+  created_at: number;
+  date_started: number | null;
+  date_released: number | null;
+}
+
+export interface ReleaseAppsTable {
+  org_id: string;
+  version: string;
+  app_key: string;
+}
+
+export interface DeploysTable {
+  id: string;
+  org_id: string;
+  version: string;
+  environment: string;
+  name: string | null;
+  url: string | null;
+  date_started: number | null;
+  date_finished: number;
+}
+
+/** A chunk as uploaded, uncompressed, named by its SHA-1 (hex). */
+export interface UploadChunksTable {
+  org_id: string;
+  checksum: string;
+  data: Buffer;
+  created_at: number;
+}
+
+export interface ArtifactBundlesTable {
+  id: string;
+  org_id: string;
+  /** The SHA-1 (hex) of the whole ZIP, as `assemble` names it. */
+  checksum: string;
+  state: 'created' | 'assembling' | 'ok' | 'error';
+  detail: string | null;
+  release: string | null;
+  dist: string | null;
+  /** The chunks' checksums, in order. */
+  chunks: ColumnType<string[], string, string>;
+  size: Generated<number>;
+  file_count: Generated<number>;
+  created_at: number;
+  last_used_at: number;
+}
+
+/** One file of a bundle's manifest: `url` as given (`~/app.min.js`), `type` as Sentry names it, its headers. */
+export interface ArtifactFilesTable {
+  bundle_id: string;
+  org_id: string;
+  path: string;
+  url: string;
+  type: string;
+  /** The `debug-id` header, lowercase and hyphenated. */
+  debug_id: string | null;
+  /** The `sourcemap` header: the map's URL, relative to this file's. */
+  sourcemap: string | null;
+  content: Buffer;
+  size: number;
+}
+
 export interface Database {
   users: UsersTable;
   user_passwords: UserPasswordsTable;
@@ -457,6 +525,12 @@ export interface Database {
   issue_minute_deltas: IssueMinuteDeltasTable;
   alert_spikes: AlertSpikesTable;
   feedback: FeedbackTable;
+  releases: ReleasesTable;
+  release_apps: ReleaseAppsTable;
+  deploys: DeploysTable;
+  upload_chunks: UploadChunksTable;
+  artifact_bundles: ArtifactBundlesTable;
+  artifact_files: ArtifactFilesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -82,6 +82,19 @@ export const stackFrameSchema = z.object({
   contextLine: z.string().max(eventDataLimits.contextLineChars).optional(),
   preContext: z.array(z.string().max(eventDataLimits.contextLineChars)).max(eventDataLimits.contextLines).optional(),
   postContext: z.array(z.string().max(eventDataLimits.contextLineChars)).max(eventDataLimits.contextLines).optional(),
+  /**
+   * The frame as the SDK sent it, present only when a source map mapped it (issue 22): the fields above are then the
+   * original source's (file, line, column, the enclosing function's original name, context from sourcesContent).
+   */
+  raw: z
+    .object({
+      function: z.string().max(limits.frameFunctionChars).optional(),
+      file: z.string().max(limits.frameFileChars).optional(),
+      line: z.int().min(0).max(100_000_000).optional(),
+      column: z.int().min(0).max(100_000_000).optional(),
+      absPath: z.string().max(limits.frameFileChars).optional(),
+    })
+    .optional(),
 });
 
 export type StackFrame = z.output<typeof stackFrameSchema>;
@@ -146,6 +159,32 @@ const eventFields = {
   logger: nameSchema,
   serverName: nameSchema,
   transaction: nameSchema,
+  /** The release's distribution (Sentry's `dist`): source maps are looked up by release, dist and URL. */
+  dist: z.string().max(eventDataLimits.distChars).optional(),
+  /**
+   * Sentry's `debug_meta.images` of type sourcemap: the debug ID of each bundled file (`codeFile`: its URL or path, as
+   * frames name it). Kept so that a map uploaded after the event can still be applied when it is shown.
+   */
+  debugImages: z
+    .array(
+      z.object({
+        codeFile: z.string().max(limits.frameFileChars),
+        debugId: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+      }),
+    )
+    .max(eventDataLimits.debugImages)
+    .optional(),
+  /**
+   * What symbolication did at ingestion (issue 22), present when the event had frames a map could apply to:
+   * `mapped` (every frame that had a map), `partial`, `missing` (no map known), `timeout` and `error` (stored unmapped;
+   * `detail` says why).
+   */
+  symbolication: z
+    .object({
+      state: z.enum(['mapped', 'partial', 'missing', 'timeout', 'error']),
+      detail: z.string().max(eventDataLimits.symbolicationDetailChars).optional(),
+    })
+    .optional(),
 };
 
 /** What an SDK sends: long texts are truncated rather than rejected, unknown fields dropped. */

@@ -64,6 +64,11 @@ export const eventDataLimits = {
   userFieldChars: 256,
   /** logger, serverName, transaction. */
   nameChars: 256,
+  /** Sentry's `debug_meta.images` of type sourcemap (issue 22): which file each debug ID belongs to. */
+  debugImages: 100,
+  /** A release's dist (Sentry's limit). */
+  distChars: 64,
+  symbolicationDetailChars: 512,
 } as const;
 
 export const sessionPolicy = {

@@ -21,6 +21,7 @@ import * as organizations from './2026_11_25_0018_organizations';
 import * as orgUsers from './2026_11_25_0019_org_users';
 import * as eventData from './2026_11_25_0020_event_data';
 import * as feedback from './2026_11_25_0021_feedback';
+import * as releasesArtifacts from './2026_11_26_0022_releases_artifacts';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_21_0001_initial': initial,
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0019_org_users': orgUsers,
   '2026_11_25_0020_event_data': eventData,
   '2026_11_25_0021_feedback': feedback,
+  '2026_11_26_0022_releases_artifacts': releasesArtifacts,
 };

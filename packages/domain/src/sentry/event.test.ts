@@ -384,3 +384,44 @@ describe('fromSentryEvent: nesting', () => {
     expect(depth).toBeLessThanOrEqual(limits.nestingDepth);
   });
 });
+
+describe('fromSentryEvent: what source maps are looked up by (issue 22)', () => {
+  const base = { event_id: 'a'.repeat(32), timestamp: 1_700_000_000, exception: { values: [{ type: 'Error' }] } };
+  const judged = (event: Json) => {
+    const verdict = judgeEvent(fromSentryEvent(event, { receivedAt: 1_700_000_000_000 }), {
+      appKey: 'app_1',
+      receivedAt: 1_700_000_000_000,
+      source: 'sentry',
+    });
+    if (!verdict.ok) throw new Error(verdict.message);
+    return verdict.event;
+  };
+
+  it('keeps dist and the sourcemap images of debug_meta, ids lowercase and hyphenated', () => {
+    const event = judged({
+      ...base,
+      dist: 'web',
+      debug_meta: {
+        images: [
+          {
+            type: 'sourcemap',
+            code_file: 'http://x.test/app.min.js',
+            debug_id: 'C0FFEE00-1111-4222-8333-444455556666',
+          },
+          { type: 'sourcemap', code_file: '/srv/app.js', debugId: 'c0ffee001111422283334444555566667' },
+          { type: 'elf', code_file: '/lib/x.so', debug_id: 'c0ffee00-1111-4222-8333-444455556666' },
+          { type: 'sourcemap', code_file: 'http://x.test/b.js', debug_id: 'not an id' },
+        ],
+      },
+    });
+    expect(event.dist).toBe('web');
+    expect(event.debugImages).toEqual([
+      { codeFile: 'http://x.test/app.min.js', debugId: 'c0ffee00-1111-4222-8333-444455556666' },
+      { codeFile: '/srv/app.js', debugId: 'c0ffee00-1111-4222-8333-444455556666' },
+    ]);
+  });
+
+  it('an event without debug_meta has no debugImages', () => {
+    expect(judged(base).debugImages).toBeUndefined();
+  });
+});

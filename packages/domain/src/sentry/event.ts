@@ -296,6 +296,8 @@ export function fromSentryEvent(event: Json, context: SentryMappingContext): Jso
     logger: clip(stringAt(event.logger), eventDataLimits.nameChars),
     serverName: clip(stringAt(event.server_name), eventDataLimits.nameChars),
     transaction: clip(stringAt(event.transaction), eventDataLimits.nameChars),
+    dist: clip(stringAt(event.dist), eventDataLimits.distChars),
+    debugImages: debugImagesOf(objectAt(event.debug_meta)),
   };
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) mapped[key] = value;
   return mapped;
@@ -360,6 +362,28 @@ function scalarText(value: unknown): string | undefined {
 }
 
 /** Tags as an object, or the older list of [key, value] pairs. Bounds are judging's (event-data.ts). */
+const DEBUG_ID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}/i;
+
+/**
+ * `debug_meta.images` of type sourcemap, as `{ codeFile, debugId }` with the id in its lowercase hyphenated form (the
+ * form sentry-cli writes into bundles). The browser SDK names it `debug_id`, some tools `debugId`; others are skipped.
+ */
+function debugImagesOf(debugMeta: Json | undefined): Json[] | undefined {
+  const images: Json[] = [];
+  for (const value of listAt(debugMeta?.images)) {
+    if (images.length >= eventDataLimits.debugImages) break;
+    const image = objectAt(value);
+    if (image?.type !== 'sourcemap') continue;
+    const codeFile = stringAt(image.code_file);
+    const id = DEBUG_ID.exec(stringAt(image.debug_id) ?? stringAt(image.debugId) ?? '')?.[0];
+    if (codeFile === undefined || codeFile.length > limits.frameFileChars || id === undefined) continue;
+    const hex = id.replaceAll('-', '').toLowerCase();
+    const debugId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    images.push({ codeFile, debugId });
+  }
+  return images.length > 0 ? images : undefined;
+}
+
 function tagsAt(value: unknown): Record<string, string> | undefined {
   const pairs: unknown[][] = Array.isArray(value) ? value.filter(Array.isArray) : Object.entries(objectAt(value) ?? {});
   const tags: Record<string, string> = {};
