@@ -44,6 +44,10 @@ const policy = {
   'alerts.read': { role: 'member', scope: 'read' },
   'alerts.manage': { role: 'admin', scope: 'write' },
   'issue.triage': { role: 'member', scope: 'write' },
+  // Issue 22. What sentry-cli and the bundler plugins do under /api/0/ (reads too: `releases list` runs on a token
+  // of scope releases), and the dashboard's read of an app's releases.
+  'releases.manage': { role: 'member', scope: 'releases' },
+  'releases.read': { role: 'member', scope: 'read' },
 } as const satisfies Record<string, { role: OrgRole; scope: TokenScope }>;
 
 export type Action = keyof typeof policy;

@@ -14,7 +14,7 @@ import {
 } from '@collector/api';
 import type { Db } from '@collector/db';
 import { slugPattern } from '@collector/domain';
-import { type Request, type Response, Router } from 'express';
+import express, { type Request, type Response, Router } from 'express';
 import { sendJson } from '../errors';
 import type { Logger } from '../logger';
 
@@ -27,6 +27,18 @@ interface SentryApiOptions {
 }
 
 const BEARER = /^Bearer ([^\s]+)$/i;
+
+/** What an answer may say besides 200 with a body: Sentry's 201, 208 and 204 for releases and deploys. */
+export class SentryAnswer {
+  constructor(
+    readonly status: number,
+    readonly body?: unknown,
+  ) {}
+}
+
+/** A JSON body of /api/0/ (release and deploy requests are small); larger ones are refused before they are read. */
+const JSON_BODY_BYTES = 64 * 1024;
+const jsonBody = express.json({ limit: JSON_BODY_BYTES, strict: true, type: () => true });
 
 export function createSentryApiRoutes(options: SentryApiOptions): Router {
   const router = Router();
@@ -48,16 +60,41 @@ export function createSentryApiRoutes(options: SentryApiOptions): Router {
           return;
         }
         throttle(options.rateLimiters, 'sentry-api', { user: principalKey(principal), address }, now);
-        sendJson(res, 200, await answer({ db: options.db, principal, publicUrl: options.publicUrl }, req));
+        const answered = await answer({ db: options.db, principal, publicUrl: options.publicUrl }, req);
+        if (!(answered instanceof SentryAnswer)) sendJson(res, 200, answered);
+        else if (answered.body === undefined) res.status(answered.status).end();
+        else sendJson(res, answered.status, answered.body);
       } catch (error) {
         const appError = toAppError(error);
-        const status = { NOT_FOUND: 404, FORBIDDEN: 403, RATE_LIMITED: 429, UNAVAILABLE: 503 }[appError.code as string];
+        const status = {
+          INVALID_JSON: 400,
+          VALIDATION_FAILED: 400,
+          NOT_FOUND: 404,
+          FORBIDDEN: 403,
+          CONFLICT: 409,
+          PAYLOAD_TOO_LARGE: 413,
+          RATE_LIMITED: 429,
+          UNAVAILABLE: 503,
+        }[appError.code as string];
         if (appError.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(appError.retryAfterSeconds));
         if (status === undefined)
           options.logger.error({ err: appError.cause ?? appError, path: req.path }, 'request failed');
         sendJson(res, status ?? 500, { detail: appError.message });
       }
     };
+
+  // Bodies of POST and PUT, as JSON whatever their content type (sentry-cli sends application/json); an unreadable
+  // one is Sentry's 400 `{ detail }`, one over the limit 413.
+  router.use('/api/0/', (req, res, next) => {
+    if (req.method !== 'POST' && req.method !== 'PUT') return next();
+    jsonBody(req, res, (error?: unknown) => {
+      if (error === undefined) return next();
+      const status = (error as { status?: number }).status === 413 ? 413 : 400;
+      sendJson(res, status, {
+        detail: status === 413 ? 'The request body is too large.' : 'The body is not valid JSON.',
+      });
+    });
+  });
 
   const orgSlug = (req: Request) => {
     const slug = String(req.params.org);
