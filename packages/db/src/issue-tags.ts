@@ -16,9 +16,13 @@ export interface TagCount {
 export async function issueTagCounts(
   db: Kysely<Database>,
   issue: { appKey: string; fingerprint: string },
-  options: { perKey: number; keys?: readonly string[] },
+  options: { perKey: number; keys?: readonly string[]; exceptKeys?: readonly string[] },
 ): Promise<TagCount[]> {
-  const keys = options.keys ? sql`and key = any(${[...options.keys]}::text[])` : sql``;
+  const keys = options.keys
+    ? sql`and key = any(${[...options.keys]}::text[])`
+    : options.exceptKeys
+      ? sql`and key <> all(${[...options.exceptKeys]}::text[])`
+      : sql``;
   const { rows } = await sql<TagCount>`select key, value, events from (
       select key, value, events, row_number() over (partition by key order by events desc, value) as rank
       from issue_tags where app_key = ${issue.appKey} and fingerprint = ${issue.fingerprint} ${keys}

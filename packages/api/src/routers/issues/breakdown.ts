@@ -16,6 +16,9 @@ export interface Breakdown {
   environments: Counts;
 }
 
+/** The tags the breakdown reads from issue_tags (the other readers of issue_tags leave them to it). */
+export const CLIENT_TAGS = ['browser', 'os', 'runtime', 'device'] as const;
+
 /** Values of a context tag read for the breakdown: beyond these, its long tail still counts in none. */
 const CONTEXT_VALUES = 1000;
 
@@ -51,7 +54,7 @@ export async function issueBreakdown(
 ): Promise<Breakdown> {
   const [contexts, clientTags] = await Promise.all([
     issueEventContexts(db, issue),
-    issueTagCounts(db, issue, { perKey: CONTEXT_VALUES, keys: ['browser', 'os', 'runtime', 'device'] }),
+    issueTagCounts(db, issue, { perKey: CONTEXT_VALUES, keys: CLIENT_TAGS }),
   ]);
   // Parsed once per distinct user agent: the rows are already grouped by it.
   const agents = contexts.map((context) => ({

@@ -3,7 +3,7 @@ import { parseIssueId } from '@collector/domain';
 import { authorizeApp } from '../../auth/authorize';
 import { fail } from '../../errors';
 import { authedProcedure } from '../../trpc';
-import { breakdownTags, issueBreakdown } from './breakdown';
+import { breakdownTags, CLIENT_TAGS, issueBreakdown } from './breakdown';
 import { issueTagsMeta, TAG_VALUES_PER_KEY, ZIssueTagsRequestSchema, ZIssueTagsResponseSchema } from './tags.types';
 
 type Values = Array<{ value: string; events: number }>;
@@ -19,7 +19,8 @@ export const issueTagsRoute = authedProcedure
     const issue = await findIssue(ctx.db, key);
     if (!issue) fail('NOT_FOUND');
     const [counts, breakdown] = await Promise.all([
-      issueTagCounts(ctx.db, key, { perKey: TAG_VALUES_PER_KEY }),
+      // The client's tags are the breakdown's to read (all their values, to merge with the user agents'): not twice.
+      issueTagCounts(ctx.db, key, { perKey: TAG_VALUES_PER_KEY, exceptKeys: CLIENT_TAGS }),
       issueBreakdown(ctx.db, { ...key, firstSeenAt: issue.first_seen_at, lastSeenAt: issue.last_seen_at }),
     ]);
     const byKey = new Map<string, Values>();
