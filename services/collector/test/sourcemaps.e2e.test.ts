@@ -31,8 +31,10 @@ const fixture = fileURLToPath(new URL('./fixtures/sourcemap-app/', import.meta.u
 // sentry-cli 3.8's own binary (the npm alias sentry-cli-3); node_modules/.bin/sentry-cli could be either version.
 const require = createRequire(import.meta.url);
 const cli = require.resolve('sentry-cli-3/bin/sentry-cli');
-/** The line of cart.js that throws, as the mapped frame's context_line must show it. */
-const throwingLine = "  if (!cart) throw new Error('cart not loaded');";
+/** The line of cart.js that throws (1-based) and its text, as the mapped frame's line and context_line must be. */
+const cartSource = readFileSync(join(fixture, 'cart.js'), 'utf8').split('\n');
+const throwingLineNumber = cartSource.findIndex((line) => line.includes("throw new Error('cart not loaded')")) + 1;
+const throwingLine = cartSource[throwingLineNumber - 1] as string;
 
 let browser: Browser;
 const work = mkdtempSync(join(tmpdir(), 'collector-sourcemaps-'));
@@ -156,6 +158,7 @@ async function latestEvent(issueId: string, token: string) {
 
 describe(`source maps end to end: esbuild, sentry-cli 3.8, @sentry/browser in Chromium (${backend})`, () => {
   it('maps the minified stack to the original code, and a rebuild stays the same issue', async () => {
+    expect(throwingLine).toContain('throw');
     const owner = await signUp(server);
     const app = await createApp(server, owner.token, { name: 'Shop', type: 'web' });
     const created = await server.call('POST', '/api/tokens', {
@@ -227,7 +230,7 @@ describe(`source maps end to end: esbuild, sentry-cli 3.8, @sentry/browser in Ch
           expect(event.symbolication?.state).toMatch(/^(mapped|partial)$/);
           expect(top.function).toBe('renderCart');
           expect(top.file).toMatch(/(^|\/)cart\.js$/);
-          expect(top.line).toBe(5);
+          expect(top.line).toBe(throwingLineNumber);
           expect(top.contextLine).toBe(throwingLine);
           expect(top.raw).toMatchObject({ function: names[index], line: expect.any(Number) });
           expect(top.raw?.file).toContain('app.min.js');
