@@ -215,7 +215,7 @@ function fileName(file: string): string {
  * The exception chain as Sentry shows it by default: the exception raised (the last of Sentry's cause-first list)
  * first, then each cause beneath it, every one with its frames innermost first.
  */
-export function ExceptionChain({ exceptions }: { exceptions: Exception[] }) {
+export function ExceptionChain({ exceptions, minified = false }: { exceptions: Exception[]; minified?: boolean }) {
   const shown = [...exceptions].reverse();
   return (
     <div className="exceptions">
@@ -247,7 +247,7 @@ export function ExceptionChain({ exceptions }: { exceptions: Exception[] }) {
               </p>
             )}
             {exception.frames.length > 0 ? (
-              <StackFrames frames={exception.frames} label={`Frames of ${name}`} />
+              <StackFrames frames={exception.frames} label={`Frames of ${name}`} minified={minified} />
             ) : (
               <p className="muted">No stack trace came with this exception.</p>
             )}
@@ -261,8 +261,17 @@ export function ExceptionChain({ exceptions }: { exceptions: Exception[] }) {
 /**
  * Structured frames, innermost first, whichever SDK sent them: the app's own code stands out; runs of library and
  * runtime frames fold into one line to open when the stack has frames of the app's own (else nothing would show).
+ * `minified`: the frames a source map mapped are shown as the SDK sent them (their `raw` form).
  */
-export function StackFrames({ frames, label = 'Stack frames' }: { frames: Frame[]; label?: string }) {
+export function StackFrames({
+  frames,
+  label = 'Stack frames',
+  minified = false,
+}: {
+  frames: Frame[];
+  label?: string;
+  minified?: boolean;
+}) {
   const anyInApp = frames.some((frame) => frame.inApp);
   // Runs of frames: each in-app frame alone, consecutive library frames together.
   const runs: { inApp: boolean; frames: { frame: Frame; index: number }[] }[] = [];
@@ -276,10 +285,10 @@ export function StackFrames({ frames, label = 'Stack frames' }: { frames: Frame[
     <ol className="frames" aria-label={label}>
       {runs.map((run) =>
         run.inApp ? (
-          run.frames.map(({ frame, index }) => <FrameItem key={index} frame={frame} />)
+          run.frames.map(({ frame, index }) => <FrameItem key={index} frame={frame} minified={minified} />)
         ) : (
           <li key={run.frames[0]?.index} className="frame-group">
-            <LibraryFrames frames={run.frames.map((each) => each.frame)} />
+            <LibraryFrames frames={run.frames.map((each) => each.frame)} minified={minified} />
           </li>
         ),
       )}
@@ -287,28 +296,33 @@ export function StackFrames({ frames, label = 'Stack frames' }: { frames: Frame[
   );
 }
 
-function LibraryFrames({ frames }: { frames: Frame[] }) {
+function LibraryFrames({ frames, minified }: { frames: Frame[]; minified: boolean }) {
   return (
     <details>
       <summary>{frames.length === 1 ? '1 library frame' : `${formatNumber(frames.length)} library frames`}</summary>
       <ol className="frames frames-nested">
         {frames.map((frame, index) => (
           // Frames have no id and never reorder: their index is their key.
-          <FrameItem key={index} frame={frame} />
+          <FrameItem key={index} frame={frame} minified={minified} />
         ))}
       </ol>
     </details>
   );
 }
 
-function FrameItem({ frame }: { frame: Frame }) {
+function FrameItem({ frame: given, minified }: { frame: Frame; minified: boolean }) {
+  // The raw form names the minified place only: the source context, read from the map, belongs to the original.
+  const frame: Frame = minified && given.raw ? { ...given.raw, inApp: given.inApp, module: given.module } : given;
   const file = frame.file ?? frame.absPath;
+  // The whole path or URL beneath the name, when it says more: a bundle's URL, a mapped source's webpack:// path.
+  const path = frame.absPath ?? file;
   return (
     <li className={frame.inApp ? 'frame in-app' : 'frame'}>
       <div className="frame-head">
         <code className="frame-function">{frame.function || '<anonymous>'}</code>
         {frame.inApp && <span className="frame-tag">your code</span>}
         {frame.module && <span className="frame-module">{frame.module}</span>}
+        {!minified && given.raw && <span className="frame-tag frame-mapped">source map</span>}
       </div>
       {file && (
         <div className="frame-location">
@@ -317,7 +331,7 @@ function FrameItem({ frame }: { frame: Frame }) {
             {frame.line !== undefined && `:${frame.line}`}
             {frame.column !== undefined && `:${frame.column}`}
           </code>
-          {fileName(file) !== file && <span className="frame-path">{file}</span>}
+          {path && path !== fileName(file) && <span className="frame-path">{path}</span>}
         </div>
       )}
       {frame.contextLine !== undefined && <SourceLines frame={frame} />}
@@ -336,20 +350,65 @@ function SourceLines({ frame }: { frame: Frame }) {
       {lines.map((text, index) => {
         const current = index === before.length;
         const number = first !== undefined ? first + index : undefined;
+        // The newline ends the line for copying; inside the marked line's block, or it would draw an empty line.
         const line = (
           <>
             {number !== undefined && <span className="line-number">{number}</span>}
             {text || ' '}
+            {'\n'}
           </>
         );
         return (
           // Lines of one frame never reorder: position is identity.
           <span key={index} className={current ? 'source-line current' : 'source-line'}>
             {current ? <mark>{line}</mark> : line}
-            {'\n'}
           </span>
         );
       })}
     </pre>
+  );
+}
+
+type Symbolication = NonNullable<StoredEvent['symbolication']>;
+
+/** Whether a source map mapped any frame of the event: only then has it a minified form to show. */
+export function hasMappedFrames(event: Pick<StoredEvent, 'frames' | 'exceptions' | 'threads'>): boolean {
+  const stacks = [event.frames ?? [], ...(event.exceptions ?? []).map((each) => each.frames)];
+  for (const thread of event.threads ?? []) stacks.push(thread.frames);
+  return stacks.some((frames) => frames.some((frame) => frame.raw !== undefined));
+}
+
+/** Shows the frames a source map mapped as the browser sent them (minified), and back. */
+export function MinifiedToggle({ pressed, onChange }: { pressed: boolean; onChange: (pressed: boolean) => void }) {
+  return (
+    <button
+      type="button"
+      className="button button-small minified-toggle"
+      aria-pressed={pressed}
+      onClick={() => onChange(!pressed)}
+    >
+      Minified
+    </button>
+  );
+}
+
+/**
+ * What symbolication did, in a sentence, when it left frames as they were sent: no map known, or it gave up. Mapped
+ * events say nothing (their frames show it); a partly mapped one says why some frames still look minified.
+ */
+export function SymbolicationNote({ symbolication }: { symbolication: Symbolication | undefined }) {
+  if (!symbolication || symbolication.state === 'mapped') return null;
+  const detail = symbolication.detail ? ` ${symbolication.detail}` : '';
+  const text = {
+    partial: 'Some frames have no source map for this release or debug ID: they are shown as sent.',
+    missing: 'No source map found for this release or debug ID: the frames are shown as sent.',
+    timeout: 'Source maps were not applied: symbolication ran out of time, so the frames are shown as sent.',
+    error: 'Source maps could not be applied, so the frames are shown as sent.',
+  }[symbolication.state];
+  return (
+    <p className="notice notice-info symbolication-note">
+      {text}
+      {detail}
+    </p>
   );
 }

@@ -6,7 +6,16 @@ import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { type Breakdown, client, type IssueStatus, messageOf, type StoredEvent } from '../api';
 import { EventsChart } from '../chart';
 import { CodeBlock } from '../code-block';
-import { EventDataPanels, ExceptionChain, RequestDetails, StackFrames, TagsPanel } from '../event-data';
+import {
+  EventDataPanels,
+  ExceptionChain,
+  hasMappedFrames,
+  MinifiedToggle,
+  RequestDetails,
+  StackFrames,
+  SymbolicationNote,
+  TagsPanel,
+} from '../event-data';
 import { FeedbackPanel } from '../feedback-panel';
 import { IssueBadges, issueKind, LevelBadge, statusLabels, UnhandledBadge } from '../issue-title';
 import { IssueWork } from '../issue-work';
@@ -397,6 +406,9 @@ function EventDetail({
   const failedRequest = event.type === 'request' ? event.request : undefined;
   const errorRequest = event.type === 'request' ? undefined : event.request;
   const exceptions = event.exceptions ?? [];
+  // Kept while stepping between events: one looking at minified frames likely wants the next event's too.
+  const [minified, setMinified] = useState(false);
+  const mapped = hasMappedFrames(event);
   const context: [string, string | undefined][] = [
     ['Page', event.url],
     ['Release', event.release],
@@ -457,10 +469,21 @@ function EventDetail({
         {failedRequest && <RequestDetails request={failedRequest} />}
         {exceptions.length > 0 || (event.frames && event.frames.length > 0) ? (
           <>
+            <SymbolicationNote symbolication={event.symbolication} />
+            {mapped && (
+              <div className="frames-toolbar">
+                <span className="muted">
+                  {minified
+                    ? 'Frames as the SDK sent them, minified.'
+                    : 'Frames mapped to the original source by source maps.'}
+                </span>
+                <MinifiedToggle pressed={minified} onChange={setMinified} />
+              </div>
+            )}
             {exceptions.length > 0 ? (
-              <ExceptionChain exceptions={exceptions} />
+              <ExceptionChain exceptions={exceptions} minified={mapped && minified} />
             ) : (
-              <StackFrames frames={event.frames ?? []} />
+              <StackFrames frames={event.frames ?? []} minified={mapped && minified} />
             )}
             {event.stack && (
               <details className="more">
