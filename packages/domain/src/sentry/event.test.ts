@@ -388,7 +388,7 @@ describe('fromSentryEvent: nesting', () => {
 describe('fromSentryEvent: what source maps are looked up by (issue 22)', () => {
   const base = { event_id: 'a'.repeat(32), timestamp: 1_700_000_000, exception: { values: [{ type: 'Error' }] } };
   const judged = (event: Json) => {
-    const verdict = judgeEvent(fromSentryEvent(event, { receivedAt: 1_700_000_000_000 }), {
+    const verdict = judgeEvent(fromSentryEvent(event, { receivedAt: 1_700_000_000_000, eventId: 'a'.repeat(32) }), {
       appKey: 'app_1',
       receivedAt: 1_700_000_000_000,
       source: 'sentry',
