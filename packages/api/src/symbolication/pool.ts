@@ -29,6 +29,12 @@ interface Slot {
   worker: Worker;
   /** Requests sent to it, by id, not yet answered. */
   pending: Map<number, (message: WorkerMessage) => void>;
+  /**
+   * Maps being read and sent to it, by key, settled once the request carrying the bytes is posted: the events that
+   * arrive meanwhile wait for it and send none (a worker reads its messages in order), rather than each reading the
+   * same map from the database and sending it again.
+   */
+  sending: Map<string, Promise<void>>;
 }
 
 type WorkerMessage =
@@ -74,14 +80,28 @@ export class MappingPool {
       });
       if ('need' in message) {
         const need = new Set(message.need);
-        const maps = await Promise.all(
-          request.maps.map(async (key) => {
-            if (!need.has(key)) return { key };
-            return { key, content: (await load(key)) ?? Buffer.from('') };
-          }),
-        );
-        if (this.slots[index] !== slot) throw new Error('the mapping worker was replaced');
-        message = await this.send(slot, id, { id, maps, frames: request.frames });
+        const underway = [...need].flatMap((key) => slot.sending.get(key) ?? []);
+        const mine = [...need].filter((key) => !slot.sending.has(key));
+        let posted = () => {};
+        const postedPromise = new Promise<void>((resolve) => {
+          posted = resolve;
+        });
+        for (const key of mine) slot.sending.set(key, postedPromise);
+        try {
+          await Promise.all(underway);
+          const maps = await Promise.all(
+            request.maps.map(async (key) =>
+              mine.includes(key) ? { key, content: (await load(key)) ?? Buffer.from('') } : { key },
+            ),
+          );
+          if (this.slots[index] !== slot) throw new Error('the mapping worker was replaced');
+          const answer = this.send(slot, id, { id, maps, frames: request.frames });
+          posted();
+          message = await answer;
+        } finally {
+          posted();
+          for (const key of mine) if (slot.sending.get(key) === postedPromise) slot.sending.delete(key);
+        }
       }
       if ('need' in message) return { ok: false, reason: 'error', detail: 'the mapping worker lost a map' };
       return { ok: true, positions: message.positions, failures: message.failures };
@@ -136,7 +156,7 @@ export class MappingPool {
     });
     // An idle pool keeps no process alive.
     worker.unref();
-    const slot: Slot = { worker, pending: new Map() };
+    const slot: Slot = { worker, pending: new Map(), sending: new Map() };
     worker.on('message', (message: WorkerMessage) => slot.pending.get(message.id)?.(message));
     // Out of memory, a crash: whatever it was doing fails (stored unmapped, state error), the next request gets a new one.
     const fail = () => this.replace(index, slot);
