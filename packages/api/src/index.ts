@@ -33,4 +33,9 @@ export {
 export { pathParameters, queryValue, type RestRoute, restRoutes, routesForPath } from './rest';
 export { type AppRouter, appRouter } from './router';
 export { sentryAuthInfo, sentryOrganization, sentryProjects } from './sentry-api';
+export {
+  defaultSymbolicationOptions,
+  type SymbolicationOptions,
+  Symbolicator,
+} from './symbolication/symbolicator';
 export { createCallerFactory } from './trpc';

@@ -465,6 +465,14 @@ export interface ArtifactFilesTable {
   size: number;
 }
 
+/** A fingerprint that means another's issue (migration 0023): recorded when an issue took an event by its previous one. */
+export interface FingerprintAliasesTable {
+  app_key: string;
+  fingerprint: string;
+  issue_fingerprint: string;
+  created_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   user_passwords: UserPasswordsTable;
@@ -531,6 +539,7 @@ export interface Database {
   upload_chunks: UploadChunksTable;
   artifact_bundles: ArtifactBundlesTable;
   artifact_files: ArtifactFilesTable;
+  fingerprint_aliases: FingerprintAliasesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -332,8 +332,9 @@ export function judgeEvent(raw: unknown, context: JudgeContext): EventVerdict {
     event.grouping = computed.grouping;
     if (computed.previous !== undefined) event.previousFingerprint = computed.previous;
   } else if (input.fingerprint === computed.previous) {
-    // An SDK built before the current version: its issues are the previous version's.
-    event.grouping = GROUPING_VERSION - 1;
+    // An SDK built before version 2 (the previous fingerprint that can differ here: version 3 differs from 2 only once
+    // a source map mapped the event, after judging): its issues are version 1's.
+    event.grouping = 1;
   }
   if (
     input.tags ||

@@ -10,11 +10,13 @@ const TOKEN_PATTERN = /[0-9a-z]+/gi;
 
 /**
  * Grouping versions: an issue records the version that made its fingerprint. Version 2 normalises short prefixed ids
- * (`ch_1002`, `ord_42`, `u-17`) in messages and URLs, and reads a request only for failed requests. An event is matched
- * under the current version first, then the previous one (write path), so an upgrade splits no issue.
+ * (`ch_1002`, `ord_42`, `u-17`) in messages and URLs, and reads a request only for failed requests. Version 3 groups an
+ * event a source map mapped on its mapped in-app frames (symbolication.ts), and every other event exactly as version 2
+ * (the same fingerprint, computed once). An event is matched under the current version first, then the previous one
+ * (write path), so an upgrade splits no issue.
  */
-export const GROUPING_VERSION = 2;
-export type GroupingVersion = 1 | 2;
+export const GROUPING_VERSION = 3;
+export type GroupingVersion = 1 | 2 | 3;
 
 /** A short prefix, a separator, then digits or a longer run of letters and digits with a digit: `ch_1002`, `ord_42`. */
 const PREFIXED_ID_PATTERN = /\b[A-Za-z]{1,8}[_-][A-Za-z0-9]+\b/g;

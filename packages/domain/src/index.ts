@@ -18,6 +18,7 @@ export * from './sentry/dsn';
 export * from './sentry/event';
 export * from './sentry/feedback';
 export * from './sentry/limits';
+export * from './symbolication';
 export * from './text';
 export * from './timeseries';
 export * from './triage';

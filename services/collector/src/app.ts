@@ -14,6 +14,7 @@ import {
   Ingestion,
   KnownApps,
   type RateLimitConfig,
+  type Symbolicator,
   toAppError,
 } from '@collector/api';
 import {
@@ -64,6 +65,8 @@ export interface AppOptions {
   ingestBudget?: IngestBudget;
   /** STORE_IP: false drops the user's IP address from events at ingestion; default true. */
   storeIp?: boolean;
+  /** Source maps applied at ingestion and when events are shown; none: events are stored and shown as sent. */
+  symbolicator?: Symbolicator;
 }
 
 const READY_TIMEOUT_MS = 2_000;
@@ -84,6 +87,7 @@ export function createApp(options: AppOptions) {
     storeFeedback: (appKey, items, receivedAt) => storeFeedback(database.db, appKey, items, receivedAt),
     clock,
     storeIp: options.storeIp ?? true,
+    symbolicator: options.symbolicator,
   });
   const createContext = createContextFactory({
     db: database.db,

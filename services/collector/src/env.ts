@@ -45,6 +45,13 @@ const envSchema = z
      * Unset: http://localhost:<PORT>, with the port actually bound.
      */
     PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+    /**
+     * Source maps (issue 22): mapping threads (0: events are stored as sent), the time limit per event (past it the
+     * event is stored unmapped, its symbolication state `timeout`), and the bytes of parsed maps each thread keeps.
+     */
+    SYMBOLICATION_WORKERS: integer(1, 0, 4),
+    SYMBOLICATION_TIMEOUT_MS: integer(2_000, 10, 60_000),
+    SYMBOLICATION_CACHE_BYTES: integer(64 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024),
     /** Stored events older than this many days are deleted (at start, then hourly); totals keep counting them. */
     RETENTION_DAYS: integer(90, 1, 3650),
     /** Payloads kept per issue, the newest; older ones are deleted, counts stay exact. */
@@ -73,6 +80,11 @@ const envSchema = z
     trustProxy: env.TRUST_PROXY,
     workers: env.WORKERS,
     storeIp: env.STORE_IP === 'true',
+    symbolication: {
+      workers: env.SYMBOLICATION_WORKERS,
+      timeoutMs: env.SYMBOLICATION_TIMEOUT_MS,
+      cacheBytes: env.SYMBOLICATION_CACHE_BYTES,
+    },
     publicUrl: env.PUBLIC_URL,
     retention: { retentionDays: env.RETENTION_DAYS, maxEventsPerIssue: env.MAX_EVENTS_PER_ISSUE },
     logLevel: env.LOG_LEVEL,

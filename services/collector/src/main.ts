@@ -42,6 +42,7 @@ async function serve(env: Env) {
       alerts: env.alerts,
       registration: env.registration,
       storeIp: env.storeIp,
+      symbolication: env.symbolication,
       retention: env.retention,
       publicUrl: env.publicUrl,
       logger,

@@ -2,7 +2,15 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defaultRateLimits, IngestBudget, type RateLimitConfig, type RegistrationMode } from '@collector/api';
+import {
+  defaultRateLimits,
+  defaultSymbolicationOptions,
+  IngestBudget,
+  type RateLimitConfig,
+  type RegistrationMode,
+  type SymbolicationOptions,
+  Symbolicator,
+} from '@collector/api';
 import {
   type DatabaseHandle,
   type EmbeddedPostgres,
@@ -44,6 +52,8 @@ export interface StartOptions {
   registration?: RegistrationMode | undefined;
   /** STORE_IP; default true. */
   storeIp?: boolean | undefined;
+  /** SYMBOLICATION_*: source maps applied at ingestion; default one worker, 2 s per event, 64 MiB of maps. */
+  symbolication?: Partial<SymbolicationOptions> | undefined;
   /** RETENTION_DAYS and MAX_EVENTS_PER_ISSUE; without it no retention run is scheduled (tests that do not need one). */
   retention?: RetentionJobOptions | undefined;
   logger: Logger;
@@ -108,9 +118,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const accountMailer = options.alerts?.smtpUrl
     ? createMailer(options.alerts.smtpUrl, options.alerts.mailFrom ?? 'collector@localhost')
     : undefined;
+  const symbolicator = new Symbolicator(
+    database.db,
+    { ...defaultSymbolicationOptions, ...options.symbolication },
+    options.clock,
+  );
   const app = createApp({
     database,
     ingestBudget,
+    symbolicator,
     storeIp: options.storeIp ?? true,
     accounts: {
       registration: options.registration ?? 'open',
@@ -175,6 +191,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       await folder.stop();
       await alertWorker.stop();
       accountMailer?.close();
+      await symbolicator.close();
       await outcomes.flush().catch((error) => logger.warn({ err: error }, 'outcomes of the last second not written'));
       await close();
     },

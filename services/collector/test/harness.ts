@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { RateLimitConfig } from '@collector/api';
+import type { RateLimitConfig, SymbolicationOptions } from '@collector/api';
 import { openDatabase, sql } from '@collector/db';
 import { testBackend, testDatabaseUrl } from '@collector/db/testing';
 import type { Browser } from 'playwright-core';
@@ -111,6 +111,8 @@ export interface TestServerOptions {
   publicUrl?: string;
   /** STORE_IP; default true. */
   storeIp?: boolean;
+  /** SYMBOLICATION_*; default the service's. */
+  symbolication?: Partial<SymbolicationOptions>;
 }
 
 /** A server for this test file, stopped after it (or before, by `stop`). Rate limits are off unless given. */
@@ -128,6 +130,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     registration: options.registration,
     publicUrl: options.publicUrl,
     storeIp: options.storeIp,
+    symbolication: options.symbolication,
     logger: options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
   });
   let stopped: Promise<void> | undefined;

@@ -11,8 +11,9 @@
 //                              --delete-events 1000000 --rate 2000 (events/s of the load in part 3) --seconds 10 --parts 1,2,3
 //   pnpm bench --sentry        the Sentry endpoints (envelope, gzipped store) against the batch endpoint, per event (sentry.ts);
 //                              PostgreSQL, or the embedded backend with --embedded; --endpoints envelope (or any of
-//                              batch,envelope,store) runs only those; --profile profiles the collector; issue 24's
-//                              target is measured with --connections 256
+//                              batch,envelope,store,mapped) runs only those; mapped: envelopes whose events a stored
+//                              source map maps (source-maps.ts, PostgreSQL only); --profile profiles the collector;
+//                              issue 24's target is measured with --connections 256
 //   pnpm bench --workers 1,2,4,8  the collector with WORKERS=N against the bare baseline with N processes, per N
 //                              (workers.ts): events/s, p99, RSS, lock waits; --connections (64 here by default), --pg-log
 //   pnpm bench --all           postgres, embedded, pglite and queries, one after the other
@@ -49,11 +50,12 @@ import { closedLoopRound, emptyTally, pacedRound, type Tally, type Target } from
 import { busyMs, summarizeProfile } from './profile';
 import { runQueryBench } from './queries';
 import { createSentryApp, emptySentryTally, type SentryKind, sentryEventSource, sentryRound } from './sentry';
+import { insertBenchBundle, symbolicationStates, withBundleFrames } from './source-maps';
 import { runWorkersBench } from './workers';
 
 const { flags, number } = parseFlags(
   `pnpm bench [--embedded | --pglite | --queries | --sentry [--embedded] | --disk | --workers 1,2,4,8 [--pg-log FILE] | --all] [--events 1000000] [--days 60 --events-per-day 100000 --retention-days 7 --delete-events 1000000 --rate 2000 --parts 1,2,3] [--calls 200] [--seconds 10] [--rounds 2] [--warmup 3] [--connections 32] [--pool 10]
-           [--reuse-db NAME --seed-file FILE] [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--collector-node-args "--max-old-space-size=256"] [--alerts] [--endpoints batch,envelope,store] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`,
+           [--reuse-db NAME --seed-file FILE] [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--collector-node-args "--max-old-space-size=256"] [--alerts] [--endpoints batch,envelope,store,mapped] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`,
   {
     embedded: { type: 'boolean', default: false },
     pglite: { type: 'boolean', default: false },
@@ -83,7 +85,7 @@ const { flags, number } = parseFlags(
     'collector-node-args': { type: 'string', default: '' },
     'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     alerts: { type: 'boolean', default: false },
-    endpoints: { type: 'string', default: 'batch,envelope,store' },
+    endpoints: { type: 'string', default: 'batch,envelope,store,mapped' },
     workers: { type: 'string' },
     'pg-log': { type: 'string' },
   },
@@ -689,7 +691,14 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
     loadgenUs: number;
     otherShare: number;
   }> = [];
-  const round = async (label: string, kind: 'batch' | SentryKind, seconds: number) => {
+  // `mapped`: envelopes whose events a stored source map maps at ingestion (source-maps.ts); PostgreSQL only, as the
+  // bench inserts the bundle into the collector's database.
+  const databaseUrl = store.collectorEnv.DATABASE_URL;
+  const mappedEvent =
+    databaseUrl !== undefined && String(flags.endpoints).split(',').includes('mapped')
+      ? withBundleFrames(nextEvent, await insertBenchBundle(databaseUrl, app.appKey))
+      : undefined;
+  const round = async (label: string, kind: 'batch' | SentryKind | 'mapped', seconds: number) => {
     // On a small machine the collector, PostgreSQL and the load generator share the CPUs: each one's share per event
     // says which of them a change moved, and `other` how much of the machine something else took meanwhile.
     const before = {
@@ -703,7 +712,12 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
     const result =
       kind === 'batch'
         ? await closedLoopRound(batchTarget, source, batchTally, { connections: options.connections, seconds })
-        : await sentryRound(kind, app, nextEvent, sentryTally, { connections: options.connections, seconds });
+        : kind === 'mapped'
+          ? await sentryRound('envelope', app, mappedEvent ?? nextEvent, sentryTally, {
+              connections: options.connections,
+              seconds,
+            })
+          : await sentryRound(kind, app, nextEvent, sentryTally, { connections: options.connections, seconds });
     const serverMs = processCpuMs(collector.pid) - before.server;
     const postgresMs = postgresCpuMs() - before.postgres;
     // The collector's own sessions: a backend that ended meanwhile is missed, one that started counts from its start.
@@ -732,10 +746,10 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
     `sentry (${backend}): collector up in ${((Date.now() - started) / 1000).toFixed(1)} s; running\n`,
   );
   // --endpoints envelope alone gives a profile of the envelope's path with nothing else in it.
-  const kinds = (['batch', 'envelope', 'store'] as const).filter((kind) =>
-    String(flags.endpoints).split(',').includes(kind),
+  const kinds = (['batch', 'envelope', 'store', 'mapped'] as const).filter(
+    (kind) => String(flags.endpoints).split(',').includes(kind) && (kind !== 'mapped' || mappedEvent !== undefined),
   );
-  if (kinds.length === 0) throw new Error('--endpoints: name one or more of batch, envelope, store');
+  if (kinds.length === 0) throw new Error('--endpoints: name one or more of batch, envelope, store, mapped');
   if (options.warmup > 0) for (const kind of kinds) await round('warm-up', kind, options.warmup);
   for (let n = 1; n <= options.rounds; n++) for (const kind of kinds) await round(`round ${n}`, kind, options.seconds);
   await collector.stop();
@@ -795,6 +809,18 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
       );
     }
   }
+  if (kinds.includes('envelope') && kinds.includes('mapped')) {
+    // Issue 22's target: events with a known map at >= 0.7x of events without one, in the same run.
+    const ratio = rate('mapped') / rate('envelope');
+    const cpu = (kind: string) => {
+      const list = rows.filter((row) => row.kind === kind && row.label.startsWith('round'));
+      return list.reduce((sum, row) => sum + row.serverUs, 0) / list.length;
+    };
+    ok &&= ratio >= 0.7;
+    out.push(
+      `  [${ratio >= 0.7 ? 'met' : 'NOT met'}] envelope with source maps >= 0.7x without: ${fmt(rate('mapped'))} vs ${fmt(rate('envelope'))} events/s = ${ratio.toFixed(2)}x; server CPU ${fmt(cpu('mapped'))} vs ${fmt(cpu('envelope'))} µs/event (the mapping worker's included)`,
+    );
+  }
   if (kinds.includes('envelope')) {
     const us = worst('envelope', 'serverUs');
     out.push(
@@ -811,6 +837,8 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
     `  [${lossFree ? 'met' : 'NOT met'}] zero events lost, zero non-2xx: stored ${stored.events}, answered as stored ${expected} (batch ${batchTally.accepted}, Sentry ${sentryTally.accepted}), non-2xx ${batchTally.non2xx + sentryTally.non2xx}`,
   );
   for (const sample of [...batchTally.samples, ...sentryTally.samples]) out.push(`  sample answer: ${sample}`);
+  if (databaseUrl !== undefined && kinds.includes('mapped'))
+    out.push(`  stored events by symbolication state: ${await symbolicationStates(databaseUrl)}`);
   if (profileDir) {
     // One profile per thread: the busiest is the main thread.
     const files = readdirSync(profileDir)

@@ -18,6 +18,7 @@ import {
 import { contractError } from '../errors';
 import type { KnownApps } from '../known-apps';
 import type { LeasedRateLimiter } from '../rate-limiter';
+import type { Symbolicator } from '../symbolication/symbolicator';
 import type { IngestBudget } from './budget';
 
 /** The key a request names, as its wire format carries it. */
@@ -81,6 +82,8 @@ export interface IngestionDeps {
   clock: () => number;
   /** STORE_IP: false drops the user's `ip_address` before anything is stored; default true. */
   storeIp?: boolean;
+  /** Source maps applied between judging and writing (issue 22); none: events are stored as sent. */
+  symbolicator?: Symbolicator | undefined;
 }
 
 const unknownDsn = () =>
@@ -198,8 +201,18 @@ export class Ingestion {
 
     // The writer serialises the events at once; only their count is needed after the commit, so they can die young.
     const acceptedCount = accepted.length;
-    return this.deps.writer
-      .write({ appKey, events: accepted, receivedAt })
-      .then(({ duplicates }) => ({ accepted: acceptedCount, duplicates, rejected }));
+    const write = () =>
+      this.deps.writer
+        .write({ appKey, events: accepted, receivedAt })
+        .then(({ duplicates }) => ({ accepted: acceptedCount, duplicates, rejected }));
+    // Source maps first, for the events one may apply to: undefined (no wait at all) for every other event.
+    const symbolicating = this.deps.symbolicator?.prepare(appKey, accepted);
+    return symbolicating === undefined ? write() : symbolicating.then(write);
+  }
+
+  /** Events about to be shown: maps those stored unmapped whose map has arrived since (no regrouping). */
+  async present<T extends StoredEvent>(appKey: string, events: T[]): Promise<T[]> {
+    await this.deps.symbolicator?.present(appKey, events);
+    return events;
   }
 }

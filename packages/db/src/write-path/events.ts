@@ -89,21 +89,40 @@ export const eventParts: readonly StatementPart[] = [
     )`,
   }),
   // Grouping versions: an event whose fingerprint changed with the current version goes to the issue of its previous
-  // fingerprint when only that one exists, so an upgrade splits no issue (and alerts on no "new" one). Two index
-  // probes for those events only; the others pass through. Its payload then names the issue's fingerprint.
+  // fingerprint when only that one exists, so an upgrade splits no issue (and alerts on no "new" one). Its payload then
+  // names the issue's fingerprint, and the alias (current fingerprint -> that issue's) is recorded (new_aliases), so the
+  // issue keeps the event's later copies once their previous fingerprint changes too: a source-mapped event's previous
+  // fingerprint is made of minified names, which change with every rebuild. An alias is read first. Index probes for
+  // events with a previous fingerprint only; the others pass through.
   part({
     name: 'sent_events',
     reads: ['input_events'],
     query: sql`select s.app_key, s.event_id, r.fingerprint, s.grouping, s.type, s.ts, s.received_at, s.anonymous_id,
       case when r.fingerprint = s.fingerprint then s.payload
         else jsonb_set(s.payload, '{fingerprint}', to_jsonb(r.fingerprint)) end as payload,
-      s.message, s.error_type, s.culprit, s.level, s.release, s.environment, s.user_agent, s.tags, s.handled
+      s.message, s.error_type, s.culprit, s.level, s.release, s.environment, s.user_agent, s.tags, s.handled,
+      case when r.fingerprint = s.previous_fingerprint then s.fingerprint end as aliased_fingerprint
     from input_events s
     cross join lateral (select case
-      when s.previous_fingerprint is null
-        or exists (select from issues k where k.app_key = s.app_key and k.fingerprint = s.fingerprint)
-        or not exists (select from issues k where k.app_key = s.app_key and k.fingerprint = s.previous_fingerprint)
-      then s.fingerprint else s.previous_fingerprint end as fingerprint) r`,
+      when s.previous_fingerprint is null then s.fingerprint
+      else coalesce(
+        (select a.issue_fingerprint from fingerprint_aliases a
+          where a.app_key = s.app_key and a.fingerprint = s.fingerprint),
+        case when exists (select from issues k where k.app_key = s.app_key and k.fingerprint = s.fingerprint)
+            or not exists (select from issues k where k.app_key = s.app_key and k.fingerprint = s.previous_fingerprint)
+          then s.fingerprint else s.previous_fingerprint end)
+      end as fingerprint) r`,
+  }),
+  // Once per (app, fingerprint), in key order like every insert that can lock; one already recorded stays.
+  part({
+    name: 'new_aliases',
+    reads: ['sent_events'],
+    writes: ['fingerprint_aliases'],
+    query: sql`insert into fingerprint_aliases (app_key, fingerprint, issue_fingerprint, created_at)
+    select distinct on (app_key, aliased_fingerprint) app_key, aliased_fingerprint, fingerprint, received_at
+    from sent_events where aliased_fingerprint is not null
+    order by app_key, aliased_fingerprint
+    on conflict do nothing`,
   }),
   // Deduplication: events is partitioned by day (migration 0011) and cannot hold (app_key, event_id) unique, so each id
   // is claimed in event_ids, which remembers it after its payload is deleted (retention, the cap per issue): only the

@@ -1,7 +1,7 @@
 // A Sentry event (what Sentry's SDKs send in an envelope's `event` item or to /store/) as the collector's raw event.
 // Pure: the result is judged by `judgeEvent` exactly like an event of the batch endpoint, so every bound, the
 // fingerprint and the timestamp clamp are applied in one place. Fields the collector has no place for are left out.
-import { type EventLevel, eventLevels } from '../event';
+import { type EventLevel, eventLevels, type StackFrame, type StoredEvent } from '../event';
 import { computeFingerprint, fingerprintPrefix, hash64 } from '../fingerprint';
 import { eventDataLimits, eventFieldChars, limits } from '../limits';
 import { pruneNesting } from '../text';
@@ -140,7 +140,7 @@ function framesOf(holder: Json | undefined): MappedFrame[] {
 }
 
 /** A frame as a V8 stack line, the form the fingerprint's frame reader and people both read. */
-function frameLine(frame: MappedFrame): string {
+export function frameLine(frame: MappedFrame | StackFrame): string {
   let location = frame.file ?? '<unknown>';
   if (frame.line !== undefined) location += `:${frame.line}`;
   if (frame.column !== undefined) location += `:${frame.column}`;
@@ -170,6 +170,37 @@ function stackText(chain: Json[], frames: MappedFrame[][]): string | undefined {
   }
   const text = parts.join('\n');
   return frames.some((list) => list.length > 0) ? text : undefined;
+}
+
+/**
+ * A stored event's stack text written again from its frames, as fromSentryEvent writes it: after a source map replaced
+ * its frames (symbolication.ts), people and grouping read the original names. `select` keeps (or rewrites) frames.
+ */
+export function stackOfFrames(
+  event: Pick<StoredEvent, 'exceptions' | 'threads' | 'frames' | 'errorType' | 'type' | 'message'>,
+  select: (frame: StackFrame) => StackFrame | undefined = (frame) => frame,
+): string | undefined {
+  const lines = (frames: readonly StackFrame[]) => {
+    const kept: string[] = [];
+    for (const frame of frames) {
+      const selected = select(frame);
+      if (selected !== undefined) kept.push(frameLine(selected));
+    }
+    return kept;
+  };
+  const chain = event.exceptions;
+  if (chain && chain.length > 0 && event.frames === undefined) {
+    const parts: string[] = [];
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const exception = chain[i] as NonNullable<StoredEvent['exceptions']>[number];
+      const header = exceptionHeader(exception);
+      parts.push([i === chain.length - 1 ? header : `Caused by: ${header}`, ...lines(exception.frames)].join('\n'));
+    }
+    return parts.join('\n');
+  }
+  const frames = event.frames ?? event.threads?.[0]?.frames;
+  if (frames === undefined) return undefined;
+  return [`${event.errorType ?? event.type}: ${event.message ?? ''}`, ...lines(frames)].join('\n');
 }
 
 /** `message` as a string, or the older `{ formatted, message }` form; then `logentry`. */

@@ -32,5 +32,7 @@ export const getIssueRoute = authedProcedure
     const nextCursor =
       page.hasMore && last ? encodeEventCursor({ timestamp: last.timestamp, eventId: last.eventId }) : null;
     const [issue] = await withAssignees(ctx.db, [row]);
-    return { issue: { ...(issue as NonNullable<typeof issue>), series }, events: page.events, nextCursor, breakdown };
+    // A map uploaded after an event was stored applies now, through the same workers and time limit (not regrouped).
+    const events = await ctx.ingestion.present(key.appKey, page.events);
+    return { issue: { ...(issue as NonNullable<typeof issue>), series }, events, nextCursor, breakdown };
   });
