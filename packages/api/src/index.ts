@@ -33,4 +33,15 @@ export {
 export { pathParameters, queryValue, type RestRoute, restRoutes, routesForPath } from './rest';
 export { type AppRouter, appRouter } from './router';
 export { sentryAuthInfo, sentryOrganization, sentryProjects } from './sentry-api';
+export {
+  type SentryReleaseRequest,
+  StatusAnswer,
+  sentryCreateDeploy,
+  sentryCreateRelease,
+  sentryDeleteRelease,
+  sentryGetRelease,
+  sentryListDeploys,
+  sentryListReleases,
+  sentryUpdateRelease,
+} from './sentry-releases';
 export { createCallerFactory } from './trpc';
