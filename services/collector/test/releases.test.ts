@@ -1,23 +1,11 @@
 // Sentry's releases and deploys under /api/0/ through HTTP, as sentry-cli 2.x and 3.x call them: 201 and 208, the
 // project-scoped paths, finalize, deploys, delete, Sentry's release object, and `{ detail }` errors.
 import { describe, expect, it } from 'vitest';
-import { makeEvent, sendBatch, signUp, startTestServer, type TestServer } from './harness';
+import { makeEvent, sendBatch, startTestServer } from './harness';
+import { releaseTeam } from './release-team';
 
 let now = Date.parse('2026-11-26T10:00:00.000Z');
 const server = await startTestServer({ clock: () => now });
-
-/** An organization with an owner, two apps (Shop, Admin) and an org token of scope releases. */
-export async function releaseTeam(target: TestServer, scopes: string[] = ['releases']) {
-  const owner = await signUp(target);
-  const call = (method: string, path: string, token: string | undefined, body?: unknown) =>
-    target.call(method, path, { token, ...(method === 'GET' ? {} : { body }) });
-  const org = (await call('POST', '/api/orgs', owner.token, { name: 'Acme' })).body.org;
-  const shop = (await call('POST', '/api/apps', owner.token, { name: 'Shop', type: 'web', org: org.slug })).body.app;
-  const admin = (await call('POST', '/api/apps', owner.token, { name: 'Admin', type: 'web', org: org.slug })).body.app;
-  const reply = await call('POST', '/api/tokens', owner.token, { name: 'ci', scopes, org: org.slug });
-  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
-  return { owner, org, shop, admin, token: reply.body.token.value as string, call };
-}
 
 describe('releases under /api/0/', () => {
   it('creates (201), answers an existing version with 208 and adds its projects, and reads it back', async () => {
