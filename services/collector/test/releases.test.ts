@@ -209,3 +209,80 @@ async function projectId(
   const found = (reply.body as Array<{ id: string; slug: string }>).find((project) => project.slug === slug);
   return (found as { id: string }).id;
 }
+
+describe('GET /api/apps/:appKey/releases', () => {
+  it('lists releases and versions seen only in events, with events, new issues, deploys, artifacts and the source-map note', async () => {
+    const { owner, org, shop, admin, token, call } = await releaseTeam(server);
+    now = Date.parse('2026-11-26T12:00:00.000Z');
+    await call('POST', `/api/0/organizations/${org.slug}/releases/`, token, { version: 'p@1', projects: [shop.slug] });
+    await call('POST', `/api/0/organizations/${org.slug}/releases/p@1/deploys/`, token, { environment: 'production' });
+    // Another app's release is not the shop's.
+    await call('POST', `/api/0/organizations/${org.slug}/releases/`, token, { version: 'a@1', projects: [admin.slug] });
+    const t = Date.parse('2026-11-26T11:00:00.000Z');
+    await sendBatch(server, shop.appKey, [
+      makeEvent({ fingerprint: 'js:a', release: 'p@1', timestamp: t }),
+      makeEvent({ fingerprint: 'js:a', release: 'p@2', timestamp: t + 60_000 }),
+      makeEvent({ fingerprint: 'js:b', release: 'p@2', timestamp: t + 120_000 }),
+      makeEvent({ fingerprint: 'js:b', release: 'p@2', timestamp: t + 180_000 }),
+    ]);
+    // An assembled bundle of p@1 with two files (the uploads' rows, as assemble leaves them).
+    const orgId = (
+      await server.database.db
+        .selectFrom('organizations')
+        .select('id')
+        .where('slug', '=', org.slug)
+        .executeTakeFirstOrThrow()
+    ).id;
+    await server.database.db
+      .insertInto('artifact_bundles')
+      .values({
+        id: `bundle_${org.slug}`,
+        org_id: orgId,
+        checksum: 'a'.repeat(40),
+        state: 'ok',
+        detail: null,
+        release: 'p@1',
+        dist: null,
+        chunks: '[]',
+        file_count: 2,
+        created_at: now,
+        last_used_at: now,
+      })
+      .execute();
+    const reply = await server.call('GET', `/api/apps/${shop.appKey}/releases`, { token: owner.token });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    const [created, seen, ...rest] = reply.body.releases;
+    expect(rest).toEqual([]);
+    expect(created).toEqual({
+      version: 'p@1',
+      shortVersion: '1',
+      dateCreated: now,
+      dateReleased: null,
+      firstEvent: t,
+      lastEvent: t,
+      events: 1,
+      newIssues: 1,
+      deploys: {
+        count: 1,
+        latest: [{ environment: 'production', name: null, url: null, dateStarted: null, dateFinished: now }],
+      },
+      artifacts: 2,
+      noSourceMaps: false,
+    });
+    expect(seen).toMatchObject({
+      version: 'p@2',
+      dateCreated: null,
+      firstEvent: t + 60_000,
+      lastEvent: t + 180_000,
+      events: 3,
+      newIssues: 1,
+      deploys: { count: 0, latest: [] },
+      artifacts: 0,
+      noSourceMaps: true,
+    });
+    const stranger = (await releaseTeam(server)).owner;
+    expect((await server.call('GET', `/api/apps/${shop.appKey}/releases`, { token: stranger.token })).status).toBe(404);
+    // An org token of scope releases only may not read the dashboard's view (releases.read takes scope read).
+    expect((await server.call('GET', `/api/apps/${shop.appKey}/releases`, { token })).status).toBe(403);
+  });
+});
