@@ -26,7 +26,7 @@ const ZDeploySchema = z.object({
   dateFinished: z.number(),
 });
 
-export const ZAppReleaseSchema = z.object({
+const ZAppReleaseSchema = z.object({
   version: z.string(),
   shortVersion: z.string(),
   /** Null for a version seen only in events. */
@@ -43,4 +43,3 @@ export const ZAppReleaseSchema = z.object({
 
 export const ZListReleasesRequestSchema = z.object({ appKey: pathAppKey });
 export const ZListReleasesResponseSchema = z.object({ releases: z.array(ZAppReleaseSchema) });
-export type AppRelease = z.infer<typeof ZAppReleaseSchema>;
