@@ -34,6 +34,7 @@ export const newAlertSecret = () => `whsec_${randomAlphanumeric(40)}`;
 export const newOrgId = () => `org_${randomAlphanumeric(20)}`;
 export const newInvitationId = () => `inv_${randomAlphanumeric(20)}`;
 export const newApiTokenId = () => `tok_${randomAlphanumeric(20)}`;
+export const newDeployId = () => `dep_${randomAlphanumeric(20)}`;
 
 /** Invitation and password reset links: 190 random bits; only the SHA-256 is stored. */
 export const newLinkToken = () => randomAlphanumeric(37);

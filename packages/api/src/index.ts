@@ -38,4 +38,15 @@ export {
   type SymbolicationOptions,
   Symbolicator,
 } from './symbolication/symbolicator';
+export {
+  type SentryReleaseRequest,
+  StatusAnswer,
+  sentryCreateDeploy,
+  sentryCreateRelease,
+  sentryDeleteRelease,
+  sentryGetRelease,
+  sentryListDeploys,
+  sentryListReleases,
+  sentryUpdateRelease,
+} from './sentry-releases';
 export { createCallerFactory } from './trpc';

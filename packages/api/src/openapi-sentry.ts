@@ -1,6 +1,7 @@
 // The OpenAPI description of what the service serves outside the tRPC router: the Sentry SDKs' endpoints (Express,
 // services/collector/src/sentry) and the browser SDK file. Listed here so the document covers every path.
 import { type ErrorCode, publicKeyPattern, sentryLimits } from '@collector/domain';
+import { sentryApiPaths } from './openapi-sentry-api';
 
 type ErrorResponses = (codes: ErrorCode[], options?: { ingestion?: boolean }) => Record<string, unknown>;
 
@@ -113,9 +114,10 @@ function sentryOperation(errorResponses: ErrorResponses, kind: 'envelope' | 'sto
   };
 }
 
-/** Path items to add to the document: both Sentry endpoints and GET /sdk/collector.min.js. */
+/** Path items to add to the document: both Sentry endpoints, Sentry's web API (/api/0/) and GET /sdk/collector.min.js. */
 export function pathsServedOutsideTheRouter(errorResponses: ErrorResponses): Record<string, unknown> {
   return {
+    ...sentryApiPaths(),
     '/api/{projectId}/envelope': sentryOperation(errorResponses, 'envelope'),
     '/api/{projectId}/store': sentryOperation(errorResponses, 'store'),
     '/sdk/collector.min.js': {

@@ -35,6 +35,7 @@ import { updateMemberRoute } from './routers/orgs/update-member';
 import { outcomesRoute } from './routers/outcomes/get';
 import { overviewRoute } from './routers/overview/get';
 import { timeseriesRoute } from './routers/overview/timeseries';
+import { listReleasesRoute } from './routers/releases/list';
 import { createTokenRoute } from './routers/tokens/create';
 import { deleteTokenRoute } from './routers/tokens/delete';
 import { listTokensRoute } from './routers/tokens/list';
@@ -64,6 +65,7 @@ export const appRouter = router({
   invitations: router({ accept: acceptInvitationRoute }),
   tokens: router({ list: listTokensRoute, create: createTokenRoute, delete: deleteTokenRoute }),
   apps: router({ list: listAppsRoute, create: createAppRoute }),
+  releases: router({ list: listReleasesRoute }),
   overview: router({ get: overviewRoute, timeseries: timeseriesRoute }),
   issues: router({
     list: listIssuesRoute,

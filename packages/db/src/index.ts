@@ -17,6 +17,7 @@ export * from './orgs';
 export * from './outcomes';
 export * from './overview';
 export * from './rate-leases';
+export * from './releases';
 export * from './retention';
 export * from './schema';
 export * from './sessions';

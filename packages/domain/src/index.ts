@@ -12,6 +12,7 @@ export * from './limits';
 export * from './org';
 export * from './outcome';
 export * from './rate-limit';
+export * from './release';
 export * from './retry-after';
 export * from './search';
 export * from './sentry/dsn';

@@ -1,6 +1,6 @@
 // The authorization table of organizations: every object (organization, app, issue) x every action on it x every
-// kind of caller (owner, admin, member, stranger, a read-only org token, a revoked token), through HTTP on the real
-// server. Not a member: 404, as for what does not exist; a role or scope short: 403; a revoked token: 401.
+// kind of caller (owner, admin, member, stranger, a read-only org token, a releases-only org token as CI holds, a
+// revoked token), through HTTP on the real server; Sentry's /api/0/ paths (releases) answer its `{ detail }`. Not a member: 404, as for what does not exist; a role or scope short: 403; a revoked token: 401.
 import { describe, expect, it } from 'vitest';
 import { makeEvent, type Reply, sendBatch, signUp, startTestServer, type TestServer } from './harness';
 
@@ -33,6 +33,7 @@ const stranger = await signUp(server);
 const orgToken = async (scopes: string[]) =>
   ok(await call('POST', '/api/tokens', owner.token, { name: 'table', scopes, org: org.slug }), 201, 'token').token;
 const readToken = (await orgToken(['read'])).value as string;
+const releasesToken = (await orgToken(['releases'])).value as string;
 const revoked = await orgToken(['read', 'write', 'releases']);
 ok(await call('DELETE', `/api/tokens/${revoked.id}`, owner.token), 204, 'revoke');
 
@@ -46,6 +47,12 @@ const issue = `${app.appKey}:js:table`;
 const webhook = { trigger: 'new_issue', channel: { type: 'webhook', url: 'http://127.0.0.1:9/hook' } };
 const newAlert = async () =>
   ok(await call('POST', `/api/apps/${app.appKey}/alerts`, owner.token, webhook), 201, 'alert').alert.id;
+const releases = `/api/0/organizations/${org.slug}/releases/`;
+const newRelease = async () => {
+  const version = `table@${Math.random()}`;
+  ok(await call('POST', releases, owner.token, { version, projects: [app.slug] }), 201, 'release');
+  return version;
+};
 const newInvitation = async () =>
   ok(
     await call('POST', `/api/orgs/${org.slug}/invitations`, owner.token, {
@@ -58,12 +65,13 @@ const newInvitation = async () =>
 
 /**
  * What an action takes: read (any member, a read token), triage (any member; a token with write), admin (owner or
- * admin, write), audit (owner or admin; read is the scope), person (owner or admin, and a person: no token).
+ * admin, write), audit (owner or admin; read is the scope), person (owner or admin, and a person: no token),
+ * releases (any member; a token with scope releases: what sentry-cli does, reads included).
  */
-type Need = 'read' | 'triage' | 'admin' | 'audit' | 'person';
+type Need = 'read' | 'triage' | 'admin' | 'audit' | 'person' | 'releases';
 
 interface Action {
-  object: 'org' | 'app' | 'issue';
+  object: 'org' | 'app' | 'issue' | 'release';
   name: string;
   need: Need;
   status: number;
@@ -201,6 +209,61 @@ const actions: Action[] = [
     status: 200,
     request: async () => ({ method: 'POST', path: `/api/apps/${app.appKey}/alerts/${await newAlert()}/test` }),
   },
+  {
+    object: 'app',
+    name: 'read its releases (dashboard)',
+    need: 'read',
+    status: 200,
+    request: get(`/api/apps/${app.appKey}/releases`),
+  },
+  { object: 'release', name: 'list (sentry-cli)', need: 'releases', status: 200, request: get(releases) },
+  {
+    object: 'release',
+    name: 'create',
+    need: 'releases',
+    status: 201,
+    request: async () => ({
+      method: 'POST',
+      path: releases,
+      body: { version: `table@${Math.random()}`, projects: [app.slug] },
+    }),
+  },
+  {
+    object: 'release',
+    name: 'read one',
+    need: 'releases',
+    status: 200,
+    request: async () => ({ method: 'GET', path: `${releases}${await newRelease()}/` }),
+  },
+  {
+    object: 'release',
+    name: 'finalize',
+    need: 'releases',
+    status: 200,
+    request: async () => ({
+      method: 'PUT',
+      path: `${releases}${await newRelease()}/`,
+      body: { dateReleased: '2026-11-26T00:00:00Z' },
+    }),
+  },
+  {
+    object: 'release',
+    name: 'delete',
+    need: 'releases',
+    status: 204,
+    request: async () => ({ method: 'DELETE', path: `${releases}${await newRelease()}/` }),
+  },
+  {
+    object: 'release',
+    name: 'record a deploy',
+    need: 'releases',
+    status: 201,
+    request: async () => ({
+      method: 'POST',
+      path: `${releases}${await newRelease()}/deploys/`,
+      body: { environment: 'production' },
+    }),
+  },
   { object: 'issue', name: 'read it', need: 'read', status: 200, request: get(`/api/issues/${issue}`) },
   {
     object: 'issue',
@@ -232,13 +295,14 @@ const actions: Action[] = [
   },
 ];
 
-type Caller = 'owner' | 'admin' | 'member' | 'stranger' | 'read token' | 'revoked token';
+type Caller = 'owner' | 'admin' | 'member' | 'stranger' | 'read token' | 'releases token' | 'revoked token';
 const tokens: Record<Caller, string> = {
   owner: owner.token,
   admin: admin.token,
   member: member.token,
   stranger: stranger.token,
   'read token': readToken,
+  'releases token': releasesToken,
   'revoked token': revoked.value,
 };
 
@@ -247,7 +311,10 @@ function expected(caller: Caller, action: Action): number {
   if (caller === 'revoked token') return 401;
   if (caller === 'stranger') return 404;
   if (caller === 'owner' || caller === 'admin') return action.status;
-  if (caller === 'member') return action.need === 'read' || action.need === 'triage' ? action.status : 403;
+  if (caller === 'member')
+    return action.need === 'read' || action.need === 'triage' || action.need === 'releases' ? action.status : 403;
+  // A CI's org token: an admin of its organization narrowed to releases, and no person.
+  if (caller === 'releases token') return action.need === 'releases' ? action.status : 403;
   // A read-only org token: an admin of its organization narrowed to reading, and no person.
   return action.need === 'read' || action.need === 'audit' ? action.status : 403;
 }
@@ -259,6 +326,10 @@ describe.each(actions.map((action) => [`${action.object}: ${action.name}`, actio
     const reply = await call(request.method, request.path, tokens[caller], request.body);
     const want = expected(caller, action);
     expect(reply.status, JSON.stringify(reply.body)).toBe(want);
+    if (want >= 400 && request.path.startsWith('/api/0/')) {
+      expect(reply.body).toEqual({ detail: expect.any(String) });
+      return;
+    }
     if (want === 403) expect(reply.body.error.code).toBe('FORBIDDEN');
     if (want === 404) expect(reply.body.error.code).toBe('NOT_FOUND');
     if (want === 401) expect(reply.body.error.code).toBe('UNAUTHENTICATED');

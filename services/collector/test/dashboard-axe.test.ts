@@ -130,6 +130,11 @@ describe(`every dashboard screen under axe (${backend})`, () => {
           path: `/apps/${app.appKey}/alerts`,
           ready: (page) => page.locator('table.deliveries tbody tr').first().waitFor(),
         },
+        {
+          name: 'releases',
+          path: `/apps/${app.appKey}/releases`,
+          ready: (page) => page.locator('table.releases tbody tr').first().waitFor(),
+        },
         { name: 'team', path: '/team', ready: (page) => page.locator('code.invitation-link, table').first().waitFor() },
         { name: 'tokens', path: '/tokens', ready: (page) => page.getByText('CI', { exact: true }).first().waitFor() },
         { name: 'not found', path: '/nothing/here/at/all', ready: (page) => heading(page, /./) },

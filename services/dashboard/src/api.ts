@@ -67,6 +67,7 @@ export type Breakdown = IssueDetail['breakdown'];
 export type AlertRule = CollectorOutputs['alerts']['list']['alerts'][number];
 export type AlertTrigger = AlertRule['trigger'];
 export type AlertDelivery = CollectorOutputs['alerts']['deliveries']['deliveries'][number];
+export type AppRelease = CollectorOutputs['releases']['list']['releases'][number];
 export type Outcome = CollectorOutputs['outcomes']['get']['outcomes'][number];
 export type Feedback = CollectorOutputs['feedback']['list']['feedback'][number];
 export type Org = CollectorOutputs['orgs']['list']['orgs'][number];

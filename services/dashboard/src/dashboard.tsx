@@ -13,6 +13,7 @@ import { AuthScreen } from './screens/auth';
 import { IssueScreen } from './screens/issue';
 import { IssuesScreen } from './screens/issues';
 import { OverviewScreen } from './screens/overview';
+import { ReleasesScreen } from './screens/releases';
 import { TeamScreen } from './screens/team';
 import { TokensScreen } from './screens/tokens';
 import { EmptyState } from './states';
@@ -70,7 +71,8 @@ const sections = [
   {
     label: 'Apps',
     href: () => paths.apps(),
-    active: (route: Route) => route.screen === 'apps' || route.screen === 'app' || route.screen === 'alerts',
+    active: (route: Route) =>
+      route.screen === 'apps' || route.screen === 'app' || route.screen === 'alerts' || route.screen === 'releases',
   },
   { label: 'Team', href: () => paths.team(), active: (route: Route) => route.screen === 'team' },
   { label: 'Tokens', href: () => paths.tokens(), active: (route: Route) => route.screen === 'tokens' },
@@ -139,6 +141,7 @@ function SignedIn({ route }: { route: Route }) {
         {route.screen === 'apps' && <AppsScreen />}
         {route.screen === 'app' && <AppScreen appKey={route.appKey} />}
         {route.screen === 'alerts' && <AlertsScreen appKey={route.appKey} />}
+        {route.screen === 'releases' && <ReleasesScreen appKey={route.appKey} />}
         {route.screen === 'team' && <TeamScreen />}
         {route.screen === 'tokens' && <TokensScreen />}
         {route.screen === 'invitation' && <InvitationScreen token={route.token} />}

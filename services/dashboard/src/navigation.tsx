@@ -8,6 +8,7 @@ export type Route =
   | { screen: 'apps' }
   | { screen: 'app'; appKey: string }
   | { screen: 'alerts'; appKey: string }
+  | { screen: 'releases'; appKey: string }
   | { screen: 'issues' }
   | { screen: 'issue'; id: string }
   | { screen: 'team' }
@@ -28,9 +29,14 @@ function decode(segment: string): string | undefined {
 export function routeOf(pathname: string): Route {
   const parts = pathname.split('/').filter(Boolean);
   const [first, second, ...rest] = parts;
-  if (first === 'apps' && second !== undefined && rest.length === 1 && rest[0] === 'alerts') {
+  if (
+    first === 'apps' &&
+    second !== undefined &&
+    rest.length === 1 &&
+    (rest[0] === 'alerts' || rest[0] === 'releases')
+  ) {
     const appKey = decode(second);
-    return appKey ? { screen: 'alerts', appKey } : { screen: 'not-found' };
+    return appKey ? { screen: rest[0], appKey } : { screen: 'not-found' };
   }
   if (rest.length > 0) return { screen: 'not-found' };
   if (first === undefined) return { screen: 'overview' };
@@ -61,6 +67,7 @@ export const paths = {
   apps: () => '/apps',
   app: (appKey: string) => `/apps/${encodeURIComponent(appKey)}`,
   alerts: (appKey: string) => `/apps/${encodeURIComponent(appKey)}/alerts`,
+  releases: (appKey: string) => `/apps/${encodeURIComponent(appKey)}/releases`,
   signin: () => '/signin',
   signup: () => '/signup',
   team: (org?: string) => (org ? `/team?${new URLSearchParams({ org })}` : '/team'),

@@ -6,9 +6,18 @@ import {
   type Principal,
   principalKey,
   type RateLimiters,
+  type SentryReleaseRequest,
+  StatusAnswer,
   sentryAuthInfo,
+  sentryCreateDeploy,
+  sentryCreateRelease,
+  sentryDeleteRelease,
+  sentryGetRelease,
+  sentryListDeploys,
+  sentryListReleases,
   sentryOrganization,
   sentryProjects,
+  sentryUpdateRelease,
   throttle,
   toAppError,
 } from '@collector/api';
@@ -45,7 +54,12 @@ export function createSentryApiRoutes(options: SentryApiOptions): Router {
 
   /** Authenticates, throttles and answers; a failure goes out as Sentry's `{ detail }` with the contract's status. */
   const handle =
-    (answer: (caller: { db: Db; principal: Principal; publicUrl: () => string }, req: Request) => Promise<unknown>) =>
+    (
+      answer: (
+        caller: { db: Db; principal: Principal; publicUrl: () => string; now: number },
+        req: Request,
+      ) => Promise<unknown>,
+    ) =>
     async (req: Request, res: Response) => {
       try {
         const now = options.clock();
@@ -60,7 +74,7 @@ export function createSentryApiRoutes(options: SentryApiOptions): Router {
           return;
         }
         throttle(options.rateLimiters, 'sentry-api', { user: principalKey(principal), address }, now);
-        const answered = await answer({ db: options.db, principal, publicUrl: options.publicUrl }, req);
+        const answered = await answer({ db: options.db, principal, publicUrl: options.publicUrl, now }, req);
         if (!(answered instanceof SentryAnswer)) sendJson(res, 200, answered);
         else if (answered.body === undefined) res.status(answered.status).end();
         else sendJson(res, answered.status, answered.body);
@@ -114,6 +128,30 @@ export function createSentryApiRoutes(options: SentryApiOptions): Router {
     '/api/0/organizations/:org/projects/',
     handle((caller, req) => sentryProjects(caller, orgSlug(req))),
   );
+  // Releases and deploys: the organization's paths (sentry-cli 3.x, and 2.x with several projects) and a project's
+  // (2.x with one). A version arrives in one path segment, `@` unencoded and `+` as %2B (Express decodes both).
+  type Caller = Parameters<Parameters<typeof handle>[0]>[0];
+  const release =
+    (answer: (caller: Caller, request: SentryReleaseRequest) => Promise<unknown>) =>
+    async (caller: Caller, req: Request) => {
+      const answered = await answer(caller, {
+        org: orgSlug(req),
+        ...(req.params.project !== undefined ? { project: String(req.params.project) } : {}),
+        ...(req.params.version !== undefined ? { version: String(req.params.version) } : {}),
+        query: req.query as Record<string, unknown>,
+        body: req.body,
+      });
+      return answered instanceof StatusAnswer ? new SentryAnswer(answered.status, answered.body) : answered;
+    };
+  for (const base of ['/api/0/organizations/:org/releases/', '/api/0/projects/:org/:project/releases/']) {
+    router.get(base, handle(release(sentryListReleases)));
+    router.post(base, handle(release(sentryCreateRelease)));
+    router.get(`${base}:version/`, handle(release(sentryGetRelease)));
+    router.put(`${base}:version/`, handle(release(sentryUpdateRelease)));
+    router.delete(`${base}:version/`, handle(release(sentryDeleteRelease)));
+  }
+  router.get('/api/0/organizations/:org/releases/:version/deploys/', handle(release(sentryListDeploys)));
+  router.post('/api/0/organizations/:org/releases/:version/deploys/', handle(release(sentryCreateDeploy)));
   // Any other /api/0/ path: Sentry's body, not the REST adapter's.
   router.all(/^\/api\/0(\/.*)?$/, (_req, res) => {
     sendJson(res, 404, { detail: 'The requested resource does not exist' });

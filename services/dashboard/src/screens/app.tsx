@@ -34,6 +34,9 @@ export function AppScreen({ appKey }: { appKey: string }) {
             <Link href={paths.alerts(app.appKey)} className="button">
               Alerts
             </Link>
+            <Link href={paths.releases(app.appKey)} className="button">
+              Releases
+            </Link>
           </div>
         )}
       </div>
