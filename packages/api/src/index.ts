@@ -33,4 +33,11 @@ export {
 export { pathParameters, queryValue, type RestRoute, restRoutes, routesForPath } from './rest';
 export { type AppRouter, appRouter } from './router';
 export { sentryAuthInfo, sentryOrganization, sentryProjects } from './sentry-api';
+export {
+  artifactAssembliesIdle,
+  sentryAssembleBundle,
+  sentryChunkUploadOptions,
+  sentryUploadChunks,
+  uploadLimits,
+} from './sentry-artifacts';
 export { createCallerFactory } from './trpc';
