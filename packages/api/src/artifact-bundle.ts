@@ -108,13 +108,17 @@ async function unpack(buffer: Buffer): Promise<Map<string, Buffer>> {
         zipfile.on('error', onError);
         zipfile.readEntry();
       });
+    // Every entry's header first, so that the caps refuse an archive before a byte of it is unpacked.
+    const entries: yauzl.Entry[] = [];
+    const names = new Set<string>();
     for (let entry = await next(); entry; entry = await next()) {
       const name = entry.fileName;
       if (name.endsWith('/')) continue;
       if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK)
         throw new BundleError(`${name}: symbolic links are not allowed`);
       if (entry.isEncrypted()) throw new BundleError(`${name}: encrypted entries are not allowed`);
-      if (files.has(name)) throw new BundleError(`${name}: the archive holds this name twice`);
+      if (names.has(name)) throw new BundleError(`${name}: the archive holds this name twice`);
+      names.add(name);
       if (entry.uncompressedSize > bundleLimits.maxFileBytes)
         throw new BundleError(
           `${name}: ${entry.uncompressedSize} bytes unpacked; at most ${bundleLimits.maxFileBytes}`,
@@ -127,9 +131,10 @@ async function unpack(buffer: Buffer): Promise<Map<string, Buffer>> {
       unpacked += entry.uncompressedSize;
       if (unpacked > bundleLimits.maxUnpackedBytes)
         throw new BundleError(`the archive unpacks to more than ${bundleLimits.maxUnpackedBytes} bytes`);
-      // validateEntrySizes stops a stream that gives more (or fewer) bytes than the entry declares.
-      files.set(name, await readEntry(zipfile, entry));
+      entries.push(entry);
     }
+    // validateEntrySizes stops a stream that gives more (or fewer) bytes than its entry declares.
+    for (const entry of entries) files.set(entry.fileName, await readEntry(zipfile, entry));
     return files;
   } finally {
     zipfile.close();
