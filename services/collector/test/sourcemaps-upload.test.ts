@@ -3,10 +3,12 @@
 // through a recording proxy; RECORD_FIXTURES=1 writes what each client sent to fixtures/sentry-cli/uploads-*.json,
 // which sourcemaps-replay.test.ts plays back.
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findArtifactFilesByDebugId } from '@collector/db';
+import { sentryVitePlugin } from '@sentry/vite-plugin';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer } from './harness';
 import {
@@ -19,6 +21,7 @@ import {
 } from './sourcemaps';
 
 const run = promisify(execFile);
+const dashboardVite = new URL('../../dashboard/node_modules/vite/dist/node/index.js', import.meta.url).href;
 let target = '';
 const proxy = await recordingProxy(() => target);
 afterAll(() => proxy.close());
@@ -41,7 +44,7 @@ async function injectedDebugId(dir: string): Promise<string> {
 async function keepRecording(name: string, from: number, orgSlug: string): Promise<RecordedRequest[]> {
   const requests = proxy.recorded.slice(from).map((request) => ({
     ...request,
-    path: request.path.replace(`/organizations/${orgSlug}/`, '/organizations/{org}/'),
+    path: request.path.replace(`/${orgSlug}/`, '/{org}/'),
     answer: JSON.parse(
       JSON.stringify(request.answer).replaceAll(proxy.url, '{PUBLIC_URL}').replaceAll(orgSlug, '{org}'),
     ),
@@ -125,5 +128,61 @@ describe.each([
       .where('org_id', '=', org.id)
       .execute();
     expect(chunks).toEqual([]);
+  });
+});
+
+describe('vite build with @sentry/vite-plugin 5.3 (sentry-cli 2.x inside)', () => {
+  it('injects debug IDs and uploads the build’s bundle with nothing but url, org, project and an org token', async () => {
+    const { org, token } = await uploadTeam(server);
+    const dir = await mkdtemp(join(tmpdir(), 'vite-app-'));
+    await writeFile(join(dir, 'index.html'), '<!doctype html><script type="module" src="./main.js"></script>\n');
+    await writeFile(
+      join(dir, 'main.js'),
+      "export function checkout(cart) {\n  if (!cart.items.length) throw new Error('empty cart');\n}\ncheckout({ items: [1] });\n",
+    );
+    // The dashboard's vite (the collector has none of its own), so that the build is a real one.
+    const { build } = (await import(dashboardVite)) as { build(config: Record<string, unknown>): Promise<unknown> };
+    const from = proxy.recorded.length;
+    await build({
+      root: dir,
+      logLevel: 'silent',
+      configFile: false,
+      build: { outDir: join(dir, 'dist'), sourcemap: true, minify: true },
+      plugins: [
+        sentryVitePlugin({
+          url: proxy.url,
+          org: org.slug,
+          project: 'shop',
+          authToken: token,
+          telemetry: false,
+          // Releases are created by their own routes (another branch); this test is about the upload.
+          release: { name: 'shop@2.0.0', inject: false, create: false, finalize: false },
+          errorHandler: (error) => {
+            throw error;
+          },
+        }),
+      ],
+    });
+    const bundlesOf = () =>
+      server.database.db
+        .selectFrom('artifact_bundles')
+        .select(['id', 'state', 'release', 'file_count'])
+        .where('org_id', '=', org.id)
+        .execute();
+    // The plugin does not wait for the assembly; it ends in the background.
+    await expect.poll(async () => (await bundlesOf())[0]?.state).toBe('ok');
+    const bundles = await bundlesOf();
+    expect(bundles).toEqual([{ id: expect.any(String), state: 'ok', release: 'shop@2.0.0', file_count: 2 }]);
+    const files = await server.database.db
+      .selectFrom('artifact_files')
+      .select(['type', 'debug_id'])
+      .where('bundle_id', '=', bundles[0]?.id ?? '')
+      .orderBy('type')
+      .execute();
+    expect(files.map((file) => file.type)).toEqual(['minified_source', 'source_map']);
+    expect(files[0]?.debug_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(files[1]?.debug_id).toBe(files[0]?.debug_id);
+    const requests = await keepRecording('vite-plugin', from, org.slug);
+    expect(requests.every((request) => request.status < 500)).toBe(true);
   });
 });

@@ -203,9 +203,8 @@ export const sha1 = (data: Buffer) => createHash('sha1').update(data).digest('he
 /** Uploads chunks as sentry-cli does: multipart, `file_gzip` parts named by the SHA-1 of their uncompressed bytes. */
 export async function uploadChunks(server: TestServer, token: string, org: string, chunks: Buffer[], names?: string[]) {
   const form = new FormData();
-  chunks.forEach((chunk, index) =>
-    form.append('file_gzip', new Blob([gzipSync(chunk)]), names?.[index] ?? sha1(chunk)),
-  );
+  for (const [index, chunk] of chunks.entries())
+    form.append('file_gzip', new Blob([gzipSync(chunk)]), names?.[index] ?? sha1(chunk));
   const response = await fetch(`${server.url}/api/0/organizations/${org}/chunk-upload/`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}` },
