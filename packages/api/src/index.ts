@@ -23,6 +23,7 @@ export {
 } from './ingestion/ingestion';
 export { KnownApps } from './known-apps';
 export { createOpenApiDocument } from './openapi';
+export { sentryArtifactPaths } from './openapi-sentry-artifacts';
 export {
   createRateLimiters,
   defaultRateLimits,
@@ -34,7 +35,6 @@ export { pathParameters, queryValue, type RestRoute, restRoutes, routesForPath }
 export { type AppRouter, appRouter } from './router';
 export { sentryAuthInfo, sentryOrganization, sentryProjects } from './sentry-api';
 export {
-  artifactAssembliesIdle,
   sentryAssembleBundle,
   sentryChunkUploadOptions,
   sentryUploadChunks,

@@ -3,6 +3,7 @@
 // recordings keep the clients' release calls too (the vite plugin's), which other routes answer; only the upload API's
 // requests are played here.
 import { readFile } from 'node:fs/promises';
+import { sentryArtifactPaths } from '@collector/api';
 import { describe, expect, it } from 'vitest';
 import { startTestServer } from './harness';
 import type { RecordedRequest } from './sourcemaps';
@@ -45,6 +46,21 @@ describe.each(['sentry-cli-2', 'sentry-cli-3', 'vite-plugin'])('the recording of
         JSON.stringify(request.answer).replaceAll('{PUBLIC_URL}', server.url).replaceAll('{org}', org.slug),
       );
       expect(answer, `${request.method} ${request.path}`).toEqual(expected);
+    }
+  });
+});
+
+describe('the OpenAPI description of the upload API (openapi-sentry-artifacts.ts, for the document)', () => {
+  it('describes every upload request the clients made, with the statuses they got', async () => {
+    const paths = sentryArtifactPaths() as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    for (const name of ['sentry-cli-2', 'sentry-cli-3', 'vite-plugin']) {
+      const recorded: RecordedRequest[] = JSON.parse(
+        await readFile(new URL(`./fixtures/sentry-cli/uploads-${name}.json`, import.meta.url), 'utf8'),
+      );
+      for (const request of recorded.filter((each) => UPLOAD_PATHS.test(each.path))) {
+        const operation = paths[request.path]?.[request.method.toLowerCase()];
+        expect(operation?.responses[String(request.status)], `${request.method} ${request.path}`).toBeDefined();
+      }
     }
   });
 });
