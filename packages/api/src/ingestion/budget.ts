@@ -132,7 +132,10 @@ export class IngestBudget {
     if (now - this.lastWarningAt < WARN_EVERY_MS) return;
     this.logger.warn(
       { refused: this.refusedSinceWarning, bytesInFlight: this.inFlight, maxBytes: this.maxBytes },
-      `${this.setting === 'INGEST_MAX_IN_FLIGHT_BYTES' ? 'ingestion' : 'uploads'} at their limit of bytes in flight (${this.setting}): answering 503 with Retry-After`,
+      // Ingestion's line is the one docs/operations.md quotes; uploads say whose budget it is.
+      this.setting === 'INGEST_MAX_IN_FLIGHT_BYTES'
+        ? 'ingestion at its limit of bytes in flight (INGEST_MAX_IN_FLIGHT_BYTES): answering 503 with Retry-After'
+        : `uploads at their limit of bytes in flight (${this.setting}): answering 503 with Retry-After`,
     );
     this.lastWarningAt = now;
     this.refusedSinceWarning = 0;
