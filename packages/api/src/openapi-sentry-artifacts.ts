@@ -179,7 +179,7 @@ export function sentryArtifactPaths(): Record<string, unknown> {
     ),
     '/api/0/organizations/{org}/releases/{version}/assemble/': assembleOperation(
       'sentry-release-assemble',
-      'The same, bound to the release in the path (sentry-cli 2.x without a project)',
+      'The same, bound to the release in the path (older sentry-cli 2.x without a project)',
       [
         {
           name: 'version',

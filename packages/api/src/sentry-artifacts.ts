@@ -55,8 +55,8 @@ const invalid = (path: string, message: string) => contractError('VALIDATION_FAI
 /**
  * `GET /api/0/organizations/{org}/chunk-upload/`. `accept` says what sentry-cli may send: `release_files` is what
  * makes 2.x upload source maps by chunks at all (else it posts file by file to an API the collector does not serve),
- * `artifact_bundles` makes it assemble them as a standalone bundle here (with a project; without one it assembles
- * through the release's assemble path, served too), and `artifact_bundles_v2` makes it ask `assemble` first and send
+ * `artifact_bundles` makes it assemble them as a standalone bundle here (with a project; older 2.x releases without
+ * one assemble through the release's path, served too, while 2.58 insists on --project), and `artifact_bundles_v2` makes it ask `assemble` first and send
  * only the missing chunks. 3.x uploads artifact bundles whatever it is told. Nothing else (debug files, ProGuard...)
  * is advertised, since nothing else is assembled.
  */

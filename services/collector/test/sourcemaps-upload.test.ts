@@ -12,11 +12,14 @@ import { sentryVitePlugin } from '@sentry/vite-plugin';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer } from './harness';
 import {
+  bundleArchive,
   minifiedApp,
   type RecordedRequest,
   recordingProxy,
   SENTRY_CLI_2,
   SENTRY_CLI_3,
+  sha1,
+  uploadChunks,
   uploadTeam,
 } from './sourcemaps';
 
@@ -128,6 +131,35 @@ describe.each([
       .where('org_id', '=', org.id)
       .execute();
     expect(chunks).toEqual([]);
+  });
+});
+
+describe('the release’s assemble path (older sentry-cli without a project; 2.58 insists on --project)', () => {
+  it('assembles the same bundles, bound to the release in the path, unencoded as clients send it', async () => {
+    const { org, token } = await uploadTeam(server);
+    const dir = await minifiedApp('export const version = 3;');
+    const refused = await run(SENTRY_CLI_2, ['sourcemaps', 'upload', '--release', 'shop@3.0.0', join(dir, 'dist')], {
+      env: env(token),
+    }).catch((error: { stderr: string }) => error.stderr);
+    expect(refused).toMatch(/project ID or slug is required/);
+    const archive = bundleArchive({
+      'files/_/_/app.min.js.map': {
+        url: '~/app.min.js.map',
+        type: 'source_map',
+        data: await readFile(join(dir, 'dist', 'app.min.js.map'), 'utf8'),
+      },
+    });
+    expect((await uploadChunks(server, token, org.slug, [archive])).status).toBe(200);
+    const path = `/api/0/organizations/${org.slug}/releases/shop@3.0.0/assemble/`;
+    const body = { checksum: sha1(archive), chunks: [sha1(archive)] };
+    expect((await server.call('POST', path, { token, body })).body.state).toBe('assembling');
+    await expect.poll(async () => (await server.call('POST', path, { token, body })).body.state).toBe('ok');
+    const bundle = await server.database.db
+      .selectFrom('artifact_bundles')
+      .select(['state', 'release'])
+      .where('org_id', '=', org.id)
+      .executeTakeFirstOrThrow();
+    expect(bundle).toEqual({ state: 'ok', release: 'shop@3.0.0' });
   });
 });
 

@@ -166,7 +166,7 @@ export function createSentryApiRoutes(options: SentryApiOptions): Router {
     '/api/0/organizations/:org/artifactbundle/assemble/',
     handle((caller, req) => sentryAssembleBundle(caller, orgSlug(req), req.body, options.clock())),
   );
-  // sentry-cli 2.x without a project assembles through the release; the same bundles, bound to the path's release.
+  // Older sentry-cli 2.x without a project assembles through the release: the same bundles, bound to the path's release.
   router.post(
     '/api/0/organizations/:org/releases/:version/assemble/',
     handle((caller, req) =>
