@@ -23,6 +23,7 @@ export {
 } from './ingestion/ingestion';
 export { KnownApps } from './known-apps';
 export { createOpenApiDocument } from './openapi';
+export { sentryArtifactPaths } from './openapi-sentry-artifacts';
 export {
   createRateLimiters,
   defaultRateLimits,
@@ -34,10 +35,11 @@ export { pathParameters, queryValue, type RestRoute, restRoutes, routesForPath }
 export { type AppRouter, appRouter } from './router';
 export { sentryAuthInfo, sentryOrganization, sentryProjects } from './sentry-api';
 export {
-  defaultSymbolicationOptions,
-  type SymbolicationOptions,
-  Symbolicator,
-} from './symbolication/symbolicator';
+  sentryAssembleBundle,
+  sentryChunkUploadOptions,
+  sentryUploadChunks,
+  uploadLimits,
+} from './sentry-artifacts';
 export {
   type SentryReleaseRequest,
   StatusAnswer,
@@ -49,4 +51,9 @@ export {
   sentryListReleases,
   sentryUpdateRelease,
 } from './sentry-releases';
+export {
+  defaultSymbolicationOptions,
+  type SymbolicationOptions,
+  Symbolicator,
+} from './symbolication/symbolicator';
 export { createCallerFactory } from './trpc';

@@ -2,6 +2,7 @@ export { sql } from 'kysely';
 export * from './alerts';
 export * from './apps';
 export * from './artifact-lookup';
+export * from './artifacts';
 export * from './connection';
 export * from './counters';
 export * from './database-errors';

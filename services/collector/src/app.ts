@@ -29,7 +29,7 @@ import { TRPCError } from '@trpc/server';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type Request } from 'express';
 import { defaultDashboardDir, serveDashboard } from './dashboard';
-import { DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES } from './env';
+import { DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES, DEFAULT_UPLOAD_MAX_IN_FLIGHT_BYTES } from './env';
 import { errorHandler, sendError } from './errors';
 import type { Logger } from './logger';
 import { assignRequestId, requestLogger } from './request-id';
@@ -63,6 +63,8 @@ export interface AppOptions {
   dashboardDir?: string;
   /** Bytes of bodies in flight (INGEST_MAX_IN_FLIGHT_BYTES), for ingestion and tRPC; default one of the default size. */
   ingestBudget?: IngestBudget;
+  /** Bytes of source-map upload bodies in flight (UPLOAD_MAX_IN_FLIGHT_BYTES), apart from ingestion's. */
+  uploadBudget?: IngestBudget;
   /** STORE_IP: false drops the user's IP address from events at ingestion; default true. */
   storeIp?: boolean;
   /** Source maps applied at ingestion and when events are shown; none: events are stored and shown as sent. */
@@ -188,6 +190,9 @@ export function createApp(options: AppOptions) {
       clock,
       publicUrl: options.publicUrl ?? (() => 'http://localhost:3100'),
       logger,
+      uploadBudget:
+        options.uploadBudget ??
+        new IngestBudget(DEFAULT_UPLOAD_MAX_IN_FLIGHT_BYTES, logger, 'UPLOAD_MAX_IN_FLIGHT_BYTES'),
     }),
   );
   // The dashboard's files and its page for non-API paths; everything under /api still ends in the REST adapter.

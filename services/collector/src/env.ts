@@ -10,6 +10,13 @@ import { z } from 'zod';
  */
 export const DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES = 32 * 1024 * 1024;
 
+/**
+ * UPLOAD_MAX_IN_FLIGHT_BYTES's default: source-map uploads' own budget, apart from ingestion's so that a CI upload never
+ * takes the room of events. Two requests of the largest size the upload options allow (32 MiB), sentry-cli's
+ * concurrency there; a third waits on 503 + Retry-After, which sentry-cli retries.
+ */
+export const DEFAULT_UPLOAD_MAX_IN_FLIGHT_BYTES = 64 * 1024 * 1024;
+
 const integer = (fallback: number, min: number, max: number) =>
   z
     .string()
@@ -36,6 +43,11 @@ const envSchema = z
      * At least one largest batch (1 MiB); at most 64 GiB.
      */
     INGEST_MAX_IN_FLIGHT_BYTES: integer(DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES, 1024 * 1024, 64 * 1024 * 1024 * 1024),
+    /**
+     * Bytes of source-map upload bodies (sentry-cli's chunks) a process holds at once, apart from ingestion's; past it,
+     * 503 with Retry-After. At least one largest upload request (33 MiB); at most 64 GiB.
+     */
+    UPLOAD_MAX_IN_FLIGHT_BYTES: integer(DEFAULT_UPLOAD_MAX_IN_FLIGHT_BYTES, 33 * 1024 * 1024, 64 * 1024 * 1024 * 1024),
     /** Express's "trust proxy": set it behind a reverse proxy so per-address throttling sees the client, not the proxy. */
     TRUST_PROXY: z.string().min(1).optional(),
     /** Collector processes sharing the port (node:cluster); each has its own pool of DATABASE_POOL_SIZE connections. */
@@ -77,6 +89,7 @@ const envSchema = z
     ingestRateLimit: env.INGEST_RATE_LIMIT,
     ingestRateBurst: env.INGEST_RATE_BURST,
     ingestMaxInFlightBytes: env.INGEST_MAX_IN_FLIGHT_BYTES,
+    uploadMaxInFlightBytes: env.UPLOAD_MAX_IN_FLIGHT_BYTES,
     trustProxy: env.TRUST_PROXY,
     workers: env.WORKERS,
     storeIp: env.STORE_IP === 'true',

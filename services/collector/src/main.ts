@@ -38,6 +38,7 @@ async function serve(env: Env) {
       databasePoolSize: env.databasePoolSize,
       rateLimits: { ingestPerSecond: env.ingestRateLimit, ingestBurst: env.ingestRateBurst },
       ingestMaxInFlightBytes: env.ingestMaxInFlightBytes,
+      uploadMaxInFlightBytes: env.uploadMaxInFlightBytes,
       trustProxy: env.trustProxy,
       alerts: env.alerts,
       registration: env.registration,

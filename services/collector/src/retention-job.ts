@@ -4,6 +4,7 @@
 import {
   type DatabaseHandle,
   deleteExpiredLinks,
+  deleteUnusedArtifacts,
   type RetentionPolicy,
   type RetentionReport,
   runRetention,
@@ -43,7 +44,9 @@ export function startRetentionJob(
       });
       // Expired invitation and password reset links go with the same hourly run.
       await deleteExpiredLinks(database.db, clock());
-      logger.info({ ...report, ms: Date.now() - started }, 'retention run');
+      // Source-map bundles unused for RETENTION_DAYS, and chunks never assembled within a day.
+      const artifacts = await deleteUnusedArtifacts(database.db, options.retentionDays, clock());
+      logger.info({ ...report, ...artifacts, ms: Date.now() - started }, 'retention run');
       return report;
     } catch (error) {
       if (!stopped) logger.warn({ err: error }, 'retention run failed; trying again at the next one');

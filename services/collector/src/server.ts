@@ -24,7 +24,7 @@ import { createMailer } from './alerts/email';
 import { type AlertOptions, AlertWorker } from './alerts/worker';
 import { createApp } from './app';
 import { startCounterFolder } from './counter-folder';
-import { DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES } from './env';
+import { DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES, DEFAULT_UPLOAD_MAX_IN_FLIGHT_BYTES } from './env';
 import type { Logger } from './logger';
 import { type RetentionJob, type RetentionJobOptions, startRetentionJob } from './retention-job';
 
@@ -42,6 +42,8 @@ export interface StartOptions {
   rateLimits?: Partial<RateLimitConfig>;
   /** INGEST_MAX_IN_FLIGHT_BYTES: bytes of request bodies (ingestion, tRPC) this process holds at once; default 32 MiB. */
   ingestMaxInFlightBytes?: number | undefined;
+  /** UPLOAD_MAX_IN_FLIGHT_BYTES: bytes of source-map upload bodies this process holds at once; default 64 MiB. */
+  uploadMaxInFlightBytes?: number | undefined;
   trustProxy?: string | undefined;
   /** The base of every app's DSN; default http://localhost:<the port bound>. */
   publicUrl?: string | undefined;
@@ -66,6 +68,8 @@ export interface RunningServer {
   retention: RetentionJob | undefined;
   /** The ingestion routes' budget of bytes in flight. */
   ingestBudget: IngestBudget;
+  /** Source-map uploads' budget of bytes in flight, apart from ingestion's. */
+  uploadBudget: IngestBudget;
   /** Stops taking connections, lets in-flight requests finish, then closes the database. */
   stop(): Promise<void>;
 }
@@ -114,6 +118,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     options.clock,
   );
   const ingestBudget = new IngestBudget(options.ingestMaxInFlightBytes ?? DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES, logger);
+  const uploadBudget = new IngestBudget(
+    options.uploadMaxInFlightBytes ?? DEFAULT_UPLOAD_MAX_IN_FLIGHT_BYTES,
+    logger,
+    'UPLOAD_MAX_IN_FLIGHT_BYTES',
+  );
   // Invitations and password resets go out through the SMTP server of the alerts, when there is one.
   const accountMailer = options.alerts?.smtpUrl
     ? createMailer(options.alerts.smtpUrl, options.alerts.mailFrom ?? 'collector@localhost')
@@ -127,6 +136,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     database,
     ingestBudget,
     symbolicator,
+    uploadBudget,
     storeIp: options.storeIp ?? true,
     accounts: {
       registration: options.registration ?? 'open',
@@ -185,6 +195,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     database,
     retention,
     ingestBudget,
+    uploadBudget,
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await retention?.stop();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES, parseEnv } from '../src/env';
+import { DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES, DEFAULT_UPLOAD_MAX_IN_FLIGHT_BYTES, parseEnv } from '../src/env';
 
 describe('PUBLIC_URL', () => {
   it('is optional: unset, the server uses http://localhost:<the port bound>', () => {
@@ -16,6 +16,17 @@ describe('PUBLIC_URL', () => {
   it('refuses anything else, naming the variable', () => {
     expect(() => parseEnv({ PUBLIC_URL: 'errors.example.com' })).toThrow(/PUBLIC_URL/);
     expect(() => parseEnv({ PUBLIC_URL: 'ftp://errors.example.com' })).toThrow(/PUBLIC_URL/);
+  });
+});
+
+describe('UPLOAD_MAX_IN_FLIGHT_BYTES', () => {
+  it('defaults to 64 MiB apart from ingestion’s, and takes at least one largest upload request (33 MiB)', () => {
+    expect(parseEnv({}).uploadMaxInFlightBytes).toBe(DEFAULT_UPLOAD_MAX_IN_FLIGHT_BYTES);
+    expect(parseEnv({ UPLOAD_MAX_IN_FLIGHT_BYTES: String(33 * 1024 * 1024) }).uploadMaxInFlightBytes).toBe(
+      33 * 1024 * 1024,
+    );
+    for (const value of ['1048576', '64MiB', '-1'])
+      expect(() => parseEnv({ UPLOAD_MAX_IN_FLIGHT_BYTES: value }), value).toThrow(/UPLOAD_MAX_IN_FLIGHT_BYTES/);
   });
 });
 

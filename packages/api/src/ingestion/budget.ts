@@ -50,9 +50,14 @@ export class IngestBudget {
   private readonly onResponseClose: (this: ServerResponse & Reserving) => void;
   private readonly onSocketClose: (this: ReservingSocket) => void;
 
+  /**
+   * `setting` names the environment variable that sizes this budget, for its warnings: ingestion's is one budget,
+   * source-map uploads (UPLOAD_MAX_IN_FLIGHT_BYTES) another, so that neither can take the other's room.
+   */
   constructor(
     readonly maxBytes: number,
     private readonly logger: BudgetLogger,
+    private readonly setting = 'INGEST_MAX_IN_FLIGHT_BYTES',
   ) {
     const budget = this;
     this.onResponseClose = function () {
@@ -127,7 +132,10 @@ export class IngestBudget {
     if (now - this.lastWarningAt < WARN_EVERY_MS) return;
     this.logger.warn(
       { refused: this.refusedSinceWarning, bytesInFlight: this.inFlight, maxBytes: this.maxBytes },
-      'ingestion at its limit of bytes in flight (INGEST_MAX_IN_FLIGHT_BYTES): answering 503 with Retry-After',
+      // Ingestion's line is the one docs/operations.md quotes; uploads say whose budget it is.
+      this.setting === 'INGEST_MAX_IN_FLIGHT_BYTES'
+        ? 'ingestion at its limit of bytes in flight (INGEST_MAX_IN_FLIGHT_BYTES): answering 503 with Retry-After'
+        : `uploads at their limit of bytes in flight (${this.setting}): answering 503 with Retry-After`,
     );
     this.lastWarningAt = now;
     this.refusedSinceWarning = 0;

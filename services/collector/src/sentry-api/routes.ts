@@ -3,12 +3,16 @@
 // What each path answers, and who may ask, is in packages/api (sentry-api.ts, auth/authorize.ts).
 import {
   authenticate,
+  contractError,
+  type IngestBudget,
   type Principal,
   principalKey,
   type RateLimiters,
   type SentryReleaseRequest,
   StatusAnswer,
+  sentryAssembleBundle,
   sentryAuthInfo,
+  sentryChunkUploadOptions,
   sentryCreateDeploy,
   sentryCreateRelease,
   sentryDeleteRelease,
@@ -18,8 +22,10 @@ import {
   sentryOrganization,
   sentryProjects,
   sentryUpdateRelease,
+  sentryUploadChunks,
   throttle,
   toAppError,
+  uploadLimits,
 } from '@collector/api';
 import type { Db } from '@collector/db';
 import { slugPattern } from '@collector/domain';
@@ -33,6 +39,29 @@ interface SentryApiOptions {
   clock: () => number;
   publicUrl: () => string;
   logger: Logger;
+  /** Source-map uploads' bytes in flight, apart from ingestion's (UPLOAD_MAX_IN_FLIGHT_BYTES). */
+  uploadBudget: IngestBudget;
+}
+
+/** A chunk upload's body, up to the upload options' maxRequestSize; past it, 413 without reading the rest. */
+async function readUploadBody(req: Request): Promise<Buffer> {
+  const encoding = (req.get('content-encoding') ?? 'identity').trim().toLowerCase();
+  // sentry-cli compresses each chunk (file_gzip), never the request.
+  if (encoding !== 'identity' && encoding !== '')
+    throw contractError('VALIDATION_FAILED', { details: [{ path: 'Content-Encoding', message: 'not taken here' }] });
+  const tooLarge = () =>
+    contractError('PAYLOAD_TOO_LARGE', {
+      details: [{ path: '', message: `at most ${uploadLimits.maxRequestSize} bytes a request` }],
+    });
+  if (Number(req.get('content-length') ?? 0) > uploadLimits.maxRequestSize) throw tooLarge();
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const part of req as AsyncIterable<Buffer>) {
+    size += part.length;
+    if (size > uploadLimits.maxRequestSize) throw tooLarge();
+    parts.push(part);
+  }
+  return Buffer.concat(parts, size);
 }
 
 const BEARER = /^Bearer ([^\s]+)$/i;
@@ -97,6 +126,21 @@ export function createSentryApiRoutes(options: SentryApiOptions): Router {
       }
     };
 
+  // Chunk uploads are multipart, read by their own route under their own budget, before the JSON bodies below: over the
+  // budget they are answered 503 + Retry-After with their body unread, and ingestion's budget is never touched.
+  router.post('/api/0/organizations/:org/chunk-upload/', (req, res, next) => {
+    if (options.uploadBudget.admit(req, res, uploadLimits.maxRequestSize)) return next();
+    res.setHeader('Retry-After', String(options.uploadBudget.refusal.retryAfterSeconds ?? 1));
+    sendJson(res, 503, { detail: options.uploadBudget.refusal.message });
+  });
+  router.post(
+    '/api/0/organizations/:org/chunk-upload/',
+    handle(async (caller, req) => {
+      const body = await readUploadBody(req);
+      return sentryUploadChunks(caller, orgSlug(req), req.get('content-type') ?? '', body, options.clock());
+    }),
+  );
+
   // Bodies of POST and PUT, as JSON whatever their content type (sentry-cli sends application/json); an unreadable
   // one is Sentry's 400 `{ detail }`, one over the limit 413.
   router.use('/api/0/', (req, res, next) => {
@@ -152,6 +196,21 @@ export function createSentryApiRoutes(options: SentryApiOptions): Router {
   }
   router.get('/api/0/organizations/:org/releases/:version/deploys/', handle(release(sentryListDeploys)));
   router.post('/api/0/organizations/:org/releases/:version/deploys/', handle(release(sentryCreateDeploy)));
+  router.get(
+    '/api/0/organizations/:org/chunk-upload/',
+    handle((caller, req) => sentryChunkUploadOptions(caller, orgSlug(req))),
+  );
+  router.post(
+    '/api/0/organizations/:org/artifactbundle/assemble/',
+    handle((caller, req) => sentryAssembleBundle(caller, orgSlug(req), req.body, options.clock())),
+  );
+  // Older sentry-cli 2.x without a project assembles through the release: the same bundles, bound to the path's release.
+  router.post(
+    '/api/0/organizations/:org/releases/:version/assemble/',
+    handle((caller, req) =>
+      sentryAssembleBundle(caller, orgSlug(req), req.body, options.clock(), { release: String(req.params.version) }),
+    ),
+  );
   // Any other /api/0/ path: Sentry's body, not the REST adapter's.
   router.all(/^\/api\/0(\/.*)?$/, (_req, res) => {
     sendJson(res, 404, { detail: 'The requested resource does not exist' });
