@@ -49,6 +49,7 @@ export {
   sentryGetRelease,
   sentryListDeploys,
   sentryListReleases,
+  sentryListRepos,
   sentryUpdateRelease,
 } from './sentry-releases';
 export {

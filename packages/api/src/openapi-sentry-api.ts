@@ -371,6 +371,19 @@ export function sentryApiPaths(): Record<string, unknown> {
         },
       },
     },
+    '/api/0/organizations/{org}/repos/': {
+      get: {
+        operationId: 'sentry-repos-list',
+        summary: 'The organization’s linked repositories: none (commits are not kept), read by the bundler plugins',
+        tags,
+        security,
+        parameters: [org],
+        responses: {
+          '200': json({ type: 'array', maxItems: 0, items: { type: 'object' } }, 'Always empty'),
+          ...sentryErrors({ ...forbidden, ...notFound }),
+        },
+      },
+    },
     '/api/0/projects/{org}/{project}/releases/': releasesCollection('project', [org, project]),
     '/api/0/projects/{org}/{project}/releases/{version}/': releaseItem('project', [org, project]),
   };

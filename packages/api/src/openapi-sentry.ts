@@ -2,6 +2,7 @@
 // services/collector/src/sentry) and the browser SDK file. Listed here so the document covers every path.
 import { type ErrorCode, publicKeyPattern, sentryLimits } from '@collector/domain';
 import { sentryApiPaths } from './openapi-sentry-api';
+import { sentryArtifactPaths } from './openapi-sentry-artifacts';
 
 type ErrorResponses = (codes: ErrorCode[], options?: { ingestion?: boolean }) => Record<string, unknown>;
 
@@ -118,6 +119,7 @@ function sentryOperation(errorResponses: ErrorResponses, kind: 'envelope' | 'sto
 export function pathsServedOutsideTheRouter(errorResponses: ErrorResponses): Record<string, unknown> {
   return {
     ...sentryApiPaths(),
+    ...sentryArtifactPaths(),
     '/api/{projectId}/envelope': sentryOperation(errorResponses, 'envelope'),
     '/api/{projectId}/store': sentryOperation(errorResponses, 'store'),
     '/sdk/collector.min.js': {

@@ -314,3 +314,13 @@ export async function sentryListDeploys(caller: SentryCaller, request: SentryRel
   const release = await releaseOf(caller, org, undefined, request.version ?? '');
   return (await listDeploys(caller.db, org.id, release.version, releaseLimits.pageSize)).map(presentDeploy);
 }
+
+/**
+ * `GET /api/0/organizations/{org}/repos/`: the organization's linked repositories, which the bundler plugins read
+ * before `set-commits --auto`. The collector links none (commits are not kept), so the list is empty and the plugin
+ * goes on without commits, as it does with a Sentry organization that has no repository integration.
+ */
+export async function sentryListRepos(caller: SentryCaller, request: SentryReleaseRequest) {
+  await scope(caller, request);
+  return [];
+}

@@ -163,6 +163,11 @@ describe('OpenAPI document', () => {
         'GET /api/0/projects/{org}/{project}/releases/{version}/',
         'PUT /api/0/projects/{org}/{project}/releases/{version}/',
         'DELETE /api/0/projects/{org}/{project}/releases/{version}/',
+        'GET /api/0/organizations/{org}/repos/',
+        'GET /api/0/organizations/{org}/chunk-upload/',
+        'POST /api/0/organizations/{org}/chunk-upload/',
+        'POST /api/0/organizations/{org}/artifactbundle/assemble/',
+        'POST /api/0/organizations/{org}/releases/{version}/assemble/',
       ].sort(),
     );
     const statuses = Object.fromEntries(

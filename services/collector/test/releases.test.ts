@@ -120,6 +120,13 @@ describe('releases under /api/0/', () => {
     expect(release.body).toMatchObject({ deployCount: 2, lastDeploy: { environment: 'staging' } });
   });
 
+  it('lists no repositories, so that the bundler plugins go on without commits', async () => {
+    const { org, token, call } = await releaseTeam(server);
+    const repos = await call('GET', `/api/0/organizations/${org.slug}/repos/`, token);
+    expect(repos).toMatchObject({ status: 200, body: [] });
+    expect((await call('GET', '/api/0/organizations/nope/repos/', token)).status).toBe(404);
+  });
+
   it('says what events arrived in a release: new issues, first and last event', async () => {
     const { org, shop, token, call } = await releaseTeam(server);
     await call('POST', `/api/0/organizations/${org.slug}/releases/`, token, { version: 'e@1', projects: [shop.slug] });

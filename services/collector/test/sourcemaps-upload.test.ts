@@ -187,8 +187,9 @@ describe('vite build with @sentry/vite-plugin 5.3 (sentry-cli 2.x inside)', () =
           project: 'shop',
           authToken: token,
           telemetry: false,
-          // Releases are created by their own routes (another branch); this test is about the upload.
-          release: { name: 'shop@2.0.0', inject: false, create: false, finalize: false },
+          // The plugin's defaults (it creates the release, uploads, finalizes), but no commits: by default it sends this
+          // checkout's git history (accepted and ignored), which a recording should not keep.
+          release: { name: 'shop@2.0.0', inject: false, setCommits: false },
           errorHandler: (error) => {
             throw error;
           },
@@ -214,6 +215,12 @@ describe('vite build with @sentry/vite-plugin 5.3 (sentry-cli 2.x inside)', () =
     expect(files.map((file) => file.type)).toEqual(['minified_source', 'source_map']);
     expect(files[0]?.debug_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(files[1]?.debug_id).toBe(files[0]?.debug_id);
+    const release = await server.database.db
+      .selectFrom('releases')
+      .select(['version', 'date_released'])
+      .where('org_id', '=', org.id)
+      .executeTakeFirst();
+    expect(release).toEqual({ version: 'shop@2.0.0', date_released: expect.any(Number) });
     const requests = await keepRecording('vite-plugin', from, org.slug);
     expect(requests.every((request) => request.status < 500)).toBe(true);
   });

@@ -22,7 +22,7 @@ import { backend, createApp, launchDashboardBrowser, signUp, startTestServer } f
  * false, `sourcemaps upload` is expected to fail and the events to stay minified: everything else is still checked.
  * The lead flips it to true once both are merged; nothing else in this file changes.
  */
-const UPLOAD_API = false;
+const UPLOAD_API = true;
 
 const run = promisify(execFile);
 const server = await startTestServer();

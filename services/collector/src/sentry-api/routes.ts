@@ -19,6 +19,7 @@ import {
   sentryGetRelease,
   sentryListDeploys,
   sentryListReleases,
+  sentryListRepos,
   sentryOrganization,
   sentryProjects,
   sentryUpdateRelease,
@@ -66,14 +67,6 @@ async function readUploadBody(req: Request): Promise<Buffer> {
 
 const BEARER = /^Bearer ([^\s]+)$/i;
 
-/** What an answer may say besides 200 with a body: Sentry's 201, 208 and 204 for releases and deploys. */
-export class SentryAnswer {
-  constructor(
-    readonly status: number,
-    readonly body?: unknown,
-  ) {}
-}
-
 /** A JSON body of /api/0/ (release and deploy requests are small); larger ones are refused before they are read. */
 const JSON_BODY_BYTES = 64 * 1024;
 const jsonBody = express.json({ limit: JSON_BODY_BYTES, strict: true, type: () => true });
@@ -104,7 +97,7 @@ export function createSentryApiRoutes(options: SentryApiOptions): Router {
         }
         throttle(options.rateLimiters, 'sentry-api', { user: principalKey(principal), address }, now);
         const answered = await answer({ db: options.db, principal, publicUrl: options.publicUrl, now }, req);
-        if (!(answered instanceof SentryAnswer)) sendJson(res, 200, answered);
+        if (!(answered instanceof StatusAnswer)) sendJson(res, 200, answered);
         else if (answered.body === undefined) res.status(answered.status).end();
         else sendJson(res, answered.status, answered.body);
       } catch (error) {
@@ -178,14 +171,13 @@ export function createSentryApiRoutes(options: SentryApiOptions): Router {
   const release =
     (answer: (caller: Caller, request: SentryReleaseRequest) => Promise<unknown>) =>
     async (caller: Caller, req: Request) => {
-      const answered = await answer(caller, {
+      return answer(caller, {
         org: orgSlug(req),
         ...(req.params.project !== undefined ? { project: String(req.params.project) } : {}),
         ...(req.params.version !== undefined ? { version: String(req.params.version) } : {}),
         query: req.query as Record<string, unknown>,
         body: req.body,
       });
-      return answered instanceof StatusAnswer ? new SentryAnswer(answered.status, answered.body) : answered;
     };
   for (const base of ['/api/0/organizations/:org/releases/', '/api/0/projects/:org/:project/releases/']) {
     router.get(base, handle(release(sentryListReleases)));
@@ -195,6 +187,7 @@ export function createSentryApiRoutes(options: SentryApiOptions): Router {
     router.delete(`${base}:version/`, handle(release(sentryDeleteRelease)));
   }
   router.get('/api/0/organizations/:org/releases/:version/deploys/', handle(release(sentryListDeploys)));
+  router.get('/api/0/organizations/:org/repos/', handle(release(sentryListRepos)));
   router.post('/api/0/organizations/:org/releases/:version/deploys/', handle(release(sentryCreateDeploy)));
   router.get(
     '/api/0/organizations/:org/chunk-upload/',
