@@ -94,7 +94,10 @@ export async function sentryUploadChunks(
   let form: FormData;
   try {
     // Node's own multipart parser (undici, through fetch's Response), on a body already capped in size.
-    form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+    // A view typed on ArrayBuffer (a read body is never shared memory): the DOM's BodyInit, which the dashboard
+    // type-checks this package against, takes no Buffer.
+    const bytes = new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength);
+    form = await new Response(bytes, { headers: { 'content-type': contentType } }).formData();
   } catch {
     throw invalid('body', 'the multipart body does not parse');
   }
