@@ -2,6 +2,8 @@
 // (`files/_/_/app.min.js`...). Archives come from clients, so every size is capped before it is read, and anything a
 // well-made bundle never holds (paths leaving the archive, links, the same name twice, a map that does not parse) makes
 // the whole bundle an error with a detail that says why, never an exception that escapes.
+
+import { isStorableText } from '@collector/domain';
 import { AnyMap } from '@jridgewell/trace-mapping';
 import yauzl from 'yauzl';
 
@@ -114,6 +116,7 @@ async function unpack(buffer: Buffer): Promise<Map<string, Buffer>> {
     for (let entry = await next(); entry; entry = await next()) {
       const name = entry.fileName;
       if (name.endsWith('/')) continue;
+      if (!isStorableText(name)) throw new BundleError('an entry name holds characters that cannot be stored');
       if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK)
         throw new BundleError(`${name}: symbolic links are not allowed`);
       if (entry.isEncrypted()) throw new BundleError(`${name}: encrypted entries are not allowed`);
@@ -148,6 +151,8 @@ function optionalString(value: unknown, limit: number, what: string): string | n
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string' || value.length > limit)
     throw new BundleError(`${what}: a string of at most ${limit} characters`);
+  // PostgreSQL's text refuses NUL (and lone surrogates break JSON): the bundle's fault, said as such.
+  if (!isStorableText(value)) throw new BundleError(`${what}: holds characters that cannot be stored`);
   return value;
 }
 

@@ -86,11 +86,13 @@ export async function sentryUploadChunks(
   caller: SentryCaller,
   slug: string,
   contentType: string,
-  body: Buffer,
+  /** Reads the body: called once the caller may upload, so that no one else makes the server read 32 MiB. */
+  readBody: () => Promise<Buffer>,
   now: number,
 ) {
   const org = await authorizeOrg(caller, slug, 'releases.manage');
   if (!/^multipart\/form-data\b/i.test(contentType)) throw invalid('body', 'a multipart/form-data body is expected');
+  const body = await readBody();
   let form: FormData;
   try {
     // Node's own multipart parser (undici, through fetch's Response), on a body already capped in size.
@@ -240,7 +242,9 @@ async function assemble(
     let size = 0;
     for (const checksum of bundle.chunks) {
       const data = await readUploadChunk(db, bundle.orgId, checksum);
-      if (!data) throw new BundleError(`chunk ${checksum} is gone; upload the bundle again`);
+      // Not the bundle's fault (the hourly clean-up took it): forgetting the attempt makes the next poll answer
+      // not_found with this chunk in missingChunks, so the client sends it again.
+      if (!data) throw new Error(`chunk ${checksum} is gone`);
       size += data.length;
       if (size > uploadLimits.maxFileSize)
         throw new BundleError(`the bundle is larger than ${uploadLimits.maxFileSize} bytes`);
@@ -268,6 +272,6 @@ async function assemble(
       return;
     }
     // Not the bundle's fault (the database): forget the attempt, so that the client's next poll starts it again.
-    await dropStaleArtifactBundle(db, bundle.id, Number.POSITIVE_INFINITY).catch(() => undefined);
+    await dropStaleArtifactBundle(db, bundle.id, Number.MAX_SAFE_INTEGER).catch(() => undefined);
   }
 }

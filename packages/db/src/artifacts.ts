@@ -18,7 +18,8 @@ export async function storeUploadChunk(
   await db
     .insertInto('upload_chunks')
     .values({ org_id: orgId, checksum, data, created_at: now })
-    .onConflict((conflict) => conflict.columns(['org_id', 'checksum']).doNothing())
+    // Sent again: fresh again, so the daily clean-up does not take it from under the assembly it was sent for.
+    .onConflict((conflict) => conflict.columns(['org_id', 'checksum']).doUpdateSet({ created_at: now }))
     .execute();
 }
 
@@ -34,7 +35,7 @@ export async function heldUploadChunks(db: Kysely<Database>, orgId: string, chec
   return new Set(rows.map((row) => row.checksum));
 }
 
-/** One chunk's bytes, or undefined when it is gone (deleted by retention or by another bundle's assembly). */
+/** One chunk's bytes, or undefined when it is gone (the daily clean-up of chunks). */
 export async function readUploadChunk(
   db: Kysely<Database>,
   orgId: string,
@@ -47,11 +48,6 @@ export async function readUploadChunk(
     .where('checksum', '=', checksum)
     .executeTakeFirst();
   return row?.data;
-}
-
-export async function deleteUploadChunks(db: Kysely<Database>, orgId: string, checksums: string[]): Promise<void> {
-  if (checksums.length === 0) return;
-  await db.deleteFrom('upload_chunks').where('org_id', '=', orgId).where('checksum', 'in', checksums).execute();
 }
 
 export interface ArtifactBundleStatus {
@@ -175,7 +171,8 @@ export async function completeArtifactBundle(
       .where('id', '=', bundle.id)
       .execute();
   });
-  await deleteUploadChunks(db, bundle.orgId, bundle.chunks);
+  // The chunks stay until the daily clean-up: another bundle of the organization may be assembling from some of them
+  // (bundles share chunks when their first bytes agree), and deleting them here would fail it.
 }
 
 export interface ArtifactRetentionReport {

@@ -26,7 +26,9 @@ export function isMappable(frame: StackFrame): boolean {
   const location = frameLocation(frame);
   return (
     frame.raw === undefined &&
+    // Lines are 1-based: a frame at line 0 names no position a map has (trace-mapping refuses it).
     frame.line !== undefined &&
+    frame.line > 0 &&
     frame.column !== undefined &&
     location !== undefined &&
     SCRIPT_PATH.test(withoutQuery(location))

@@ -57,6 +57,17 @@ describe('hostile archives end in state error with a detail', () => {
     await expectBundleError(zipArchive([{ name: '/etc/passwd', data: Buffer.from('x') }]), /absolute path/);
   });
 
+  it('a NUL in an entry name or in a manifest string (PostgreSQL text cannot hold one)', async () => {
+    await expectBundleError(zipArchive([{ name: 'files/_/_/a\u0000.js', data: Buffer.from('x') }]), /cannot be stored/);
+    await expectBundleError(
+      zipArchive([
+        { name: 'files/_/_/a.js', data: Buffer.from('x') },
+        manifestEntry({ 'files/_/_/a.js': { url: '~/a\u0000.js', type: 'minified_source' } }),
+      ]),
+      /cannot be stored/,
+    );
+  });
+
   it('a symbolic link, and the same name twice', async () => {
     await expectBundleError(
       zipArchive([{ name: 'files/_/_/link.js', data: Buffer.from('/etc/passwd'), mode: 0o120777 }]),

@@ -43,6 +43,9 @@ type WorkerMessage =
 
 const workerFile = new URL('./worker.mjs', import.meta.url);
 
+/** The worker stopped (replaced after another request's timeout, or crashed) while a request waited on it. */
+class WorkerGone extends Error {}
+
 export class MappingPool {
   private readonly slots: Array<Slot | undefined>;
   private nextId = 1;
@@ -62,11 +65,14 @@ export class MappingPool {
     const slot = this.slot(index);
     const id = this.nextId++;
     let timer: NodeJS.Timeout | undefined;
+    let waitingOnWorker = true;
     const timedOut = new Promise<MapAnswer>((resolve) => {
       timer = setTimeout(
         () => {
-          // The worker may be stuck parsing a huge map: it is replaced, and its other requests fail now.
-          this.replace(index, slot);
+          // Waiting on the worker, it may be stuck parsing a huge map: it is replaced, and its other requests end now
+          // (as timeouts: mapped again when shown). Waiting on the database for a map's bytes, the worker is not to
+          // blame: it and its cache stay.
+          if (waitingOnWorker) this.replace(index, slot, true);
           resolve({ ok: false, reason: 'timeout', detail: 'source maps took longer than the time limit' });
         },
         Math.max(0, deadline - Date.now()),
@@ -88,13 +94,15 @@ export class MappingPool {
         });
         for (const key of mine) slot.sending.set(key, postedPromise);
         try {
+          waitingOnWorker = false;
           await Promise.all(underway);
           const maps = await Promise.all(
             request.maps.map(async (key) =>
               mine.includes(key) ? { key, content: (await load(key)) ?? Buffer.from('') } : { key },
             ),
           );
-          if (this.slots[index] !== slot) throw new Error('the mapping worker was replaced');
+          if (this.slots[index] !== slot) throw new WorkerGone('the mapping worker was replaced');
+          waitingOnWorker = true;
           const answer = this.send(slot, id, { id, maps, frames: request.frames });
           posted();
           message = await answer;
@@ -106,11 +114,11 @@ export class MappingPool {
       if ('need' in message) return { ok: false, reason: 'error', detail: 'the mapping worker lost a map' };
       return { ok: true, positions: message.positions, failures: message.failures };
     })().catch(
-      (error: unknown): MapAnswer => ({
-        ok: false,
-        reason: 'error',
-        detail: error instanceof Error ? error.message : String(error),
-      }),
+      (error: unknown): MapAnswer =>
+        error instanceof WorkerGone
+          ? // Another request's map stopped the worker: this event's maps were not at fault, so it is tried again when shown.
+            { ok: false, reason: 'timeout', detail: error.message }
+          : { ok: false, reason: 'error', detail: error instanceof Error ? error.message : String(error) },
     );
     try {
       return await Promise.race([answered, timedOut]);
@@ -136,7 +144,7 @@ export class MappingPool {
     return new Promise((resolve, reject) => {
       slot.pending.set(id, (answer) => {
         // An empty `need` is the pool's own signal: the worker is gone.
-        if ('need' in answer && answer.need.length === 0) reject(new Error('the mapping worker stopped'));
+        if ('need' in answer && answer.need.length === 0) reject(new WorkerGone('the mapping worker stopped'));
         else resolve(answer);
       });
       slot.worker.postMessage(message);
@@ -158,22 +166,23 @@ export class MappingPool {
     worker.unref();
     const slot: Slot = { worker, pending: new Map(), sending: new Map() };
     worker.on('message', (message: WorkerMessage) => slot.pending.get(message.id)?.(message));
-    // Out of memory, a crash: whatever it was doing fails (stored unmapped, state error), the next request gets a new one.
-    const fail = () => this.replace(index, slot);
+    // Out of memory, a crash: whatever it was doing fails (stored unmapped), the next request gets a new one. Not
+    // started at once: a worker that cannot start (a missing file) would otherwise be restarted in a loop.
+    const fail = () => this.replace(index, slot, false);
     worker.on('error', fail);
     worker.on('exit', fail);
     this.slots[index] = slot;
     return slot;
   }
 
-  private replace(index: number, slot: Slot): void {
+  private replace(index: number, slot: Slot, startSuccessor: boolean): void {
     if (this.slots[index] === slot) this.slots[index] = undefined;
     const waiting = [...slot.pending.values()];
     slot.pending.clear();
     for (const reject of waiting) reject({ id: 0, need: [] });
     void slot.worker.terminate();
-    // Its successor starts now, so that the next event does not pay a thread's start within its time limit.
-    if (!this.closed && this.slots[index] === undefined) this.slot(index);
+    // After a timeout its successor starts now, so that the next event does not pay a thread's start within its limit.
+    if (startSuccessor && !this.closed && this.slots[index] === undefined) this.slot(index);
   }
 }
 

@@ -240,6 +240,9 @@ export class Symbolicator {
         };
       }),
     };
+    // Past the deadline the event is already stored unmapped (beforeDeadline): sending its maps now would only have
+    // the pool replace a worker at once for a time the database spent.
+    if (Date.now() >= deadline) return undefined;
     const result = await this.pool.map(
       request,
       (key) => {

@@ -128,10 +128,15 @@ export function createSentryApiRoutes(options: SentryApiOptions): Router {
   });
   router.post(
     '/api/0/organizations/:org/chunk-upload/',
-    handle(async (caller, req) => {
-      const body = await readUploadBody(req);
-      return sentryUploadChunks(caller, orgSlug(req), req.get('content-type') ?? '', body, options.clock());
-    }),
+    handle((caller, req) =>
+      sentryUploadChunks(
+        caller,
+        orgSlug(req),
+        req.get('content-type') ?? '',
+        () => readUploadBody(req),
+        options.clock(),
+      ),
+    ),
   );
 
   // Bodies of POST and PUT, as JSON whatever their content type (sentry-cli sends application/json); an unreadable
