@@ -176,6 +176,7 @@ export class Ingestion {
   /**
    * Not async on purpose: the delivery, its mapped and judged events are garbage once the writer has serialised them,
    * so nothing here is kept alive while the request waits for its group's commit (hundreds wait at once under load).
+   * Only events that source maps may apply to wait first, held until symbolication ends (its time limit bounds it).
    */
   private judgeAndWrite(appKey: string, delivery: Delivery, receivedAt: number): Promise<IngestionResult> {
     const accepted: StoredEvent[] = [];

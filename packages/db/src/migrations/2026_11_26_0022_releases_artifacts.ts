@@ -39,7 +39,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   )`.execute(db);
   await sql`create index deploys_release on deploys (org_id, version, date_finished desc)`.execute(db);
 
-  // A chunk as uploaded, uncompressed; deleted once a bundle made of it is assembled, or after a day unused.
+  // A chunk as uploaded, uncompressed; deleted a day after it was last sent (bundles being assembled may share it).
   await sql`create table upload_chunks (
     org_id text not null references organizations (id) on delete cascade,
     checksum text not null check (checksum ~ '^[0-9a-f]{40}$'),
