@@ -1,6 +1,7 @@
 // Sentry's event data through HTTP (contract, "Sentry's event data, kept and searchable"): what the batch and store
 // endpoints keep, scrubbed and bounded; the issue's tag counts, exact before any fold; its breakdown from contexts;
 // the unhandled badge; and STORE_IP.
+import { GROUPING_VERSION } from '@collector/domain';
 import { describe, expect, it } from 'vitest';
 import { createApp, makeEvent, sendBatch, signUp, startTestServer } from './harness';
 import { dsnParts } from './sentry-fixtures';
@@ -68,7 +69,7 @@ describe("Sentry's event data, kept and searchable", () => {
     const sent = sentryEvent();
     await storeEvent(server, app.dsn, sent);
     const issue = await onlyIssue(server, token, app.appKey);
-    expect(issue).toMatchObject({ message: 'Checkout failed', unhandled: true, groupingVersion: 2 });
+    expect(issue).toMatchObject({ message: 'Checkout failed', unhandled: true, groupingVersion: GROUPING_VERSION });
     // The list's sparkline: 14 days, today's holding the event, exact before any fold.
     expect(issue.series).toHaveLength(14);
     expect(issue.series.at(-1)).toEqual({ start: Math.floor(Date.now() / 86_400_000) * 86_400_000, events: 1 });
