@@ -35,6 +35,7 @@ export { pathParameters, queryValue, type RestRoute, restRoutes, routesForPath }
 export { type AppRouter, appRouter } from './router';
 export { sentryAuthInfo, sentryOrganization, sentryProjects } from './sentry-api';
 export {
+  assembliesDone,
   sentryAssembleBundle,
   sentryChunkUploadOptions,
   sentryUploadChunks,

@@ -221,9 +221,22 @@ class AssemblyQueue {
     // assemble() catches its own failures: the chain never breaks.
     this.tail = this.tail.then(task);
   }
+
+  /** Resolves once every assembly queued so far has ended. */
+  idle(): Promise<void> {
+    return this.tail;
+  }
 }
 
 const assemblies = new AssemblyQueue();
+
+/**
+ * Waits for the assemblies under way, so that a graceful stop does not close the database under one and leave its
+ * bundle `assembling` until a client polls again past the stale limit.
+ */
+export function assembliesDone(): Promise<void> {
+  return assemblies.idle();
+}
 
 async function assemble(
   db: Db,

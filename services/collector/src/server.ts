@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  assembliesDone,
   defaultRateLimits,
   defaultSymbolicationOptions,
   IngestBudget,
@@ -203,6 +204,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       await alertWorker.stop();
       accountMailer?.close();
       await symbolicator.close();
+      await assembliesDone();
       await outcomes.flush().catch((error) => logger.warn({ err: error }, 'outcomes of the last second not written'));
       await close();
     },
