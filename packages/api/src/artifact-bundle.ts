@@ -3,6 +3,7 @@
 // well-made bundle never holds (paths leaving the archive, links, the same name twice, a map that does not parse) makes
 // the whole bundle an error with a detail that says why, never an exception that escapes.
 
+import type { NewArtifactFile } from '@collector/db';
 import { isStorableText } from '@collector/domain';
 import { AnyMap } from '@jridgewell/trace-mapping';
 import yauzl from 'yauzl';
@@ -25,19 +26,10 @@ const bundleLimits = {
 /** Why a bundle is refused: its detail is what `assemble` answers. */
 export class BundleError extends Error {}
 
-interface BundleFile {
-  path: string;
-  url: string;
-  type: string;
-  debugId: string | null;
-  sourcemap: string | null;
-  content: Buffer;
-}
-
 export interface ReadBundle {
   release: string | null;
   dist: string | null;
-  files: BundleFile[];
+  files: NewArtifactFile[];
 }
 
 const UUID = /^([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{12})$/i;
@@ -186,7 +178,7 @@ export async function readArtifactBundle(buffer: Buffer): Promise<ReadBundle> {
     throw new BundleError('manifest.json is not JSON');
   }
   if (!isRecord(manifest) || !isRecord(manifest.files)) throw new BundleError('manifest.json has no `files` object');
-  const files: BundleFile[] = [];
+  const files: NewArtifactFile[] = [];
   for (const [path, described] of Object.entries(manifest.files)) {
     if (!isRecord(described)) throw new BundleError(`manifest.json: files["${path.slice(0, 200)}"] is not an object`);
     const content = entries.get(path);

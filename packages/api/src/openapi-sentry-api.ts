@@ -99,6 +99,18 @@ const DEPLOY = {
   required: ['id', 'environment', 'name', 'url', 'dateStarted', 'dateFinished'],
 };
 
+/** A Sentry project (one of the collector's apps), as a release and the projects list show it. */
+const PROJECT = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    slug: { type: 'string' },
+    name: { type: 'string' },
+    platform: { type: 'string' },
+  },
+  required: ['id', 'slug', 'name', 'platform'],
+};
+
 const RELEASE = {
   type: 'object',
   description:
@@ -122,19 +134,7 @@ const RELEASE = {
     authors: { type: 'array', items: { type: 'object' } },
     owner: { type: 'null' },
     data: { type: 'object' },
-    projects: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          slug: { type: 'string' },
-          name: { type: 'string' },
-          platform: { type: 'string' },
-        },
-        required: ['id', 'slug', 'name', 'platform'],
-      },
-    },
+    projects: { type: 'array', items: PROJECT },
   },
   required: ['version', 'shortVersion', 'dateCreated', 'dateReleased', 'newGroups', 'lastEvent', 'projects'],
 };
@@ -327,16 +327,7 @@ export function sentryApiPaths(): Record<string, unknown> {
           '200': json(
             {
               type: 'array',
-              items: {
-                type: 'object',
-                properties: {
-                  id: { type: 'string' },
-                  slug: { type: 'string' },
-                  name: { type: 'string' },
-                  platform: { type: 'string' },
-                },
-                required: ['id', 'slug', 'name', 'platform'],
-              },
+              items: PROJECT,
             },
             'Its projects',
           ),

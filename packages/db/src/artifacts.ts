@@ -130,8 +130,8 @@ export interface NewArtifactFile {
 }
 
 /**
- * Stores an assembled bundle's files and marks it ok, in one transaction (a poll never sees `ok` before its files),
- * then deletes the chunks it was made of.
+ * Stores an assembled bundle's files and marks it ok, in one transaction (a poll never sees `ok` before its files).
+ * Its chunks stay until the daily clean-up.
  */
 export async function completeArtifactBundle(
   db: Kysely<Database>,

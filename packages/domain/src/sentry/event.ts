@@ -392,7 +392,6 @@ function scalarText(value: unknown): string | undefined {
   return undefined;
 }
 
-/** Tags as an object, or the older list of [key, value] pairs. Bounds are judging's (event-data.ts). */
 const DEBUG_ID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}/i;
 
 /**
@@ -415,6 +414,7 @@ function debugImagesOf(debugMeta: Json | undefined): Json[] | undefined {
   return images.length > 0 ? images : undefined;
 }
 
+/** Tags as an object, or the older list of [key, value] pairs. Bounds are judging's (event-data.ts). */
 function tagsAt(value: unknown): Record<string, string> | undefined {
   const pairs: unknown[][] = Array.isArray(value) ? value.filter(Array.isArray) : Object.entries(objectAt(value) ?? {});
   const tags: Record<string, string> = {};
