@@ -122,22 +122,21 @@ export const issueParts: readonly StatementPart[] = [
     group by 1, 2, 3, 4`,
   }),
   // The releases, environments, handled values and tag values (facet 'tag:<key>') each issue was seen with, for the
-  // list's filters and search. Usually all known already: then an index probe each and no write. Read from the input
-  // rows (a copy of an event already stored names the same ones).
+  // list's filters and search. Usually all known already: then ON CONFLICT's own check, an index probe each, finds
+  // them and nothing is written. No anti-join before it: the planner guesses 100 tags per row (jsonb_each_text), and
+  // for that many rows it sorted and scanned the whole table in every statement, ~1 ms each (docs/performance.md,
+  // issue 23). Read from the input rows (a copy of an event already stored names the same ones).
   part({
     name: 'new_issue_facets',
     reads: ['sent_events'],
     writes: ['issue_facets'],
     query: sql`insert into issue_facets (app_key, facet, value, fingerprint)
-    select n.app_key, n.facet, n.value, n.fingerprint from (
-      select distinct s.app_key, f.facet, f.value, s.fingerprint from sent_events s
-      cross join lateral (
-        values ('release', s.release), ('environment', s.environment), ('handled', s.handled)
-        union all select 'tag:' || t.key, t.value from jsonb_each_text(s.tags) t
-      ) f(facet, value)
-      where f.value is not null
-    ) n
-    where not exists (select from issue_facets k where k.app_key = n.app_key and k.facet = n.facet and k.value = n.value and k.fingerprint = n.fingerprint)
+    select distinct s.app_key, f.facet, f.value, s.fingerprint from sent_events s
+    cross join lateral (
+      values ('release', s.release), ('environment', s.environment), ('handled', s.handled)
+      union all select 'tag:' || t.key, t.value from jsonb_each_text(s.tags) t
+    ) f(facet, value)
+    where f.value is not null
     order by 1, 2, 3, 4
     on conflict do nothing`,
   }),
