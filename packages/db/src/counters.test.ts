@@ -158,4 +158,31 @@ describe('the counter ledger', () => {
     }>`select count(*)::int8 as n from app_totals_folded where app_key = ${appKey}`.execute(db);
     expect(rows[0]?.n).toBe(0);
   });
+
+  it('keeps the ledger short: a fold that vacuums lets the next deltas reuse the pages the last fold emptied', async () => {
+    const { newApp } = await newAccount();
+    const appKey = await newApp();
+    const size = async () => {
+      const { rows } = await sql<{ bytes: string }>`select pg_relation_size('app_totals_deltas') as bytes`.execute(db);
+      return Number(rows[0]?.bytes);
+    };
+    // Each round appends 5,000 deltas and folds them (a batch's worth of seconds in a busy ledger).
+    const round = async (vacuum: boolean) => {
+      await sql`insert into app_totals_deltas (app_key, events, errors, failed_requests, issues, users)
+        select ${appKey}, 1, 1, 0, 0, 0 from generate_series(1, 5000)`.execute(db);
+      await foldCounters(db, { wait: true, vacuum });
+      return size();
+    };
+    await foldCounters(db, { wait: true, vacuum: true });
+    // Without a vacuum, every round's dead rows keep their pages and the table grows.
+    const first = await round(false);
+    const second = await round(false);
+    expect(second).toBeGreaterThan(first);
+    // With one after each fold, the rounds reuse them.
+    await round(true);
+    await round(true);
+    expect(await round(true)).toBeLessThanOrEqual(second);
+    const { rows } = await sql<{ events: number }>`select events from app_totals where app_key = ${appKey}`.execute(db);
+    expect(Number(rows[0]?.events)).toBe(25_000);
+  });
 });

@@ -1,12 +1,8 @@
 // What people do to an issue: who it is assigned to, and its history (status changes, assignments, comments). Apart
 // from the issues table, which the write path updates for every event.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { type IssueKey, issueKeyRows } from './issue-keys';
 import type { Database } from './schema';
-
-interface IssueKey {
-  appKey: string;
-  fingerprint: string;
-}
 
 /** The assignee of each issue among `keys` that has one, by `<appKey>\u0000<fingerprint>`. */
 export async function issueAssignees(
@@ -14,14 +10,10 @@ export async function issueAssignees(
   keys: readonly IssueKey[],
 ): Promise<Map<string, { id: string; email: string }>> {
   if (keys.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('issue_assignees as s')
-    .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.app_key', 's.fingerprint', 'u.id', 'u.email'])
-    .where((eb) =>
-      eb.or(keys.map((key) => eb.and([eb('s.app_key', '=', key.appKey), eb('s.fingerprint', '=', key.fingerprint)]))),
-    )
-    .execute();
+  const { rows } = await sql<{ app_key: string; fingerprint: string; id: string; email: string }>`
+    with k as (${issueKeyRows(keys)})
+    select s.app_key, s.fingerprint, u.id, u.email from issue_assignees s join k using (app_key, fingerprint)
+    join users u on u.id = s.user_id`.execute(db);
   return new Map(rows.map((row) => [`${row.app_key}\u0000${row.fingerprint}`, { id: row.id, email: row.email }]));
 }
 

@@ -17,6 +17,7 @@ import {
 } from '@collector/domain';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { sumIssueDeltas } from './counters';
+import { issueKeyRows } from './issue-keys';
 import { assignedTo, searchConditions } from './issue-search';
 import type { Database, IssueRow } from './schema';
 
@@ -245,8 +246,7 @@ export async function issueListSeries(
     const firstDay = Math.floor(now / DAY) - issueListSeriesDays + 1;
     const lastDay = firstDay + issueListSeriesDays - 1;
     const { rows } = await sql<{ app_key: string; fingerprint: string; day: number; events: number }>`
-      with k as (select * from unnest(${issues.map((issue) => issue.appKey)}::text[],
-        ${issues.map((issue) => issue.fingerprint)}::text[]) as k(app_key, fingerprint))
+      with k as (${issueKeyRows(issues)})
       select app_key, fingerprint, day, sum(events)::int8 as events from (
         select f.app_key, f.fingerprint, f.day, f.events from issue_days_folded f join k using (app_key, fingerprint)
         where f.day between ${firstDay} and ${lastDay}

@@ -8,15 +8,25 @@ export interface CounterFolder {
   stop(): Promise<void>;
 }
 
-export function startCounterFolder(database: DatabaseHandle, logger: Logger, intervalMs = 500): CounterFolder {
+export function startCounterFolder(
+  database: DatabaseHandle,
+  logger: Logger,
+  intervalMs = 500,
+  vacuumEveryMs = 1_000,
+): CounterFolder {
   let running: Promise<void> | undefined;
   let failing = false;
+  let lastVacuum = Date.now();
   const tick = () => {
     // A fold still running (a slow database) is not joined by a second.
     if (running) return;
-    running = foldCounters(database.db)
+    // Every few seconds the fold also vacuums the ledger (counters.ts), so its tables keep the size of a few seconds
+    // of deltas; the process that holds the fold's lock then does it.
+    const vacuum = Date.now() - lastVacuum >= vacuumEveryMs;
+    running = foldCounters(database.db, { vacuum })
       .then(
-        () => {
+        (folded) => {
+          if (vacuum && folded) lastVacuum = Date.now();
           if (failing) logger.info('counter fold works again');
           failing = false;
         },
