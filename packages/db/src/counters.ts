@@ -110,8 +110,13 @@ export const deltasTables: readonly string[] = [
  * pages, which every fold and every read of the deltas then scans. Autovacuum may come a minute late or, where it is
  * off, never: on this project's CI machine a 1M-event seed left 200 MB behind a handful of live rows, and each fold took
  * 30 ms and each issue list 5 ms more (docs/performance.md). SKIP_LOCKED: a table another vacuum holds is left to it.
+ * INDEX_CLEANUP ON: vacuum's shortcut past the indexes left the dead rows' line pointers in place, and pages full of
+ * them took no new rows. TRUNCATE (giving empty pages at the end back) only when the fold found nothing to move: it
+ * locks the table out, and under load writers queued behind it (lock waits > 10 ms at WORKERS=4) and then waited to
+ * extend it again.
  */
-const vacuumLedger = sql.raw(`vacuum (skip_locked, index_cleanup on) ${deltasTables.join(', ')}`);
+const vacuumLedger = (truncate: boolean) =>
+  sql.raw(`vacuum (skip_locked, index_cleanup on, truncate ${truncate}) ${deltasTables.join(', ')}`);
 
 /**
  * Folds every counter's deltas, unless another process is folding now (then it returns false at once: that one takes
@@ -130,9 +135,9 @@ export async function foldCounters(
       : await sql<{ locked: boolean }>`select pg_try_advisory_lock(${FOLD_LOCK}) as locked`.execute(connection);
     if (!rows[0]?.locked) return false;
     try {
-      await foldAll(connection);
+      const moved = await foldAll(connection);
       // Outside any transaction, as VACUUM must be; under the advisory lock, so one process vacuums at a time.
-      if (options.vacuum) await vacuumLedger.execute(connection);
+      if (options.vacuum) await vacuumLedger(moved === 0).execute(connection);
     } finally {
       await sql`select pg_advisory_unlock(${FOLD_LOCK})`.execute(connection);
     }
@@ -140,9 +145,13 @@ export async function foldCounters(
   });
 }
 
-/** Every fold, on the caller's connection or transaction (a test counts the row updates one transaction makes). */
-export async function foldAll(db: Kysely<Database>): Promise<void> {
-  for (const counter of counters) await foldCounter(counter).execute(db);
-  await foldIssues.execute(db);
-  await foldSpikes.execute(db);
+/**
+ * Every fold, on the caller's connection or transaction (a test counts the row updates one transaction makes); returns
+ * how many rows they wrote (0: nothing was folded).
+ */
+export async function foldAll(db: Kysely<Database>): Promise<number> {
+  let written = 0;
+  for (const fold of [...counters.map(foldCounter), foldIssues, foldSpikes])
+    written += Number((await fold.execute(db)).numAffectedRows ?? 0);
+  return written;
 }
