@@ -99,7 +99,7 @@ const foldIssues = sql`with moved as (delete from issue_deltas returning *),
 const FOLD_LOCK = sql.lit(0x6c6564676572);
 
 /** Every table of the ledger that the write statement appends to and a fold empties. */
-export const deltasTables: readonly string[] = [
+const deltasTables: readonly string[] = [
   ...counters.map(({ table }) => `${table}_deltas`),
   'issue_deltas',
   'issue_minute_deltas',
@@ -116,7 +116,10 @@ export const deltasTables: readonly string[] = [
  * extend it again.
  */
 const vacuumLedger = (truncate: boolean) =>
-  sql.raw(`vacuum (skip_locked, index_cleanup on, truncate ${truncate}) ${deltasTables.join(', ')}`);
+  sql.raw(
+    // Unsaid when quiet, so a table's own vacuum_truncate (docs/scaling.md, replicas) still decides.
+    `vacuum (skip_locked, index_cleanup on${truncate ? '' : ', truncate false'}) ${deltasTables.join(', ')}`,
+  );
 
 /**
  * Folds every counter's deltas, unless another process is folding now (then it returns false at once: that one takes
