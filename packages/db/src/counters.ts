@@ -125,7 +125,7 @@ const vacuumLedger = (truncate: boolean) =>
  * Folds every counter's deltas, unless another process is folding now (then it returns false at once: that one takes
  * these deltas too, or the next fold does). Each counter's fold is its own transaction, so the rows one locks are
  * locked only while it runs; the session's advisory lock spans them all, on one connection. `vacuum`: then vacuums the
- * ledger's tables too (the folder asks every few seconds).
+ * ledger's tables too (the folder asks every second).
  */
 export async function foldCounters(
   db: Kysely<Database>,

@@ -20,7 +20,7 @@ export function startCounterFolder(
   const tick = () => {
     // A fold still running (a slow database) is not joined by a second.
     if (running) return;
-    // Every few seconds the fold also vacuums the ledger (counters.ts), so its tables keep the size of a few seconds
+    // Every second the fold also vacuums the ledger (counters.ts), so its tables keep about the size of a few seconds
     // of deltas; the process that holds the fold's lock then does it.
     const vacuum = Date.now() - lastVacuum >= vacuumEveryMs;
     running = foldCounters(database.db, { vacuum })
