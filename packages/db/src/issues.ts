@@ -247,7 +247,12 @@ export async function issueListSeries(
     const lastDay = firstDay + issueListSeriesDays - 1;
     // A row per issue with its days as two arrays, not a row per issue and day: a page's 700 rows cost the driver
     // more to parse than PostgreSQL to find.
-    const { rows } = await sql<{ app_key: string; fingerprint: string; days: number[]; events: Array<string | number> }>`
+    const { rows } = await sql<{
+      app_key: string;
+      fingerprint: string;
+      days: number[];
+      events: Array<string | number>;
+    }>`
       with k as (${issueKeyRows(issues)})
       select app_key, fingerprint, array_agg(day) as days, array_agg(events) as events from (
         select app_key, fingerprint, day, sum(events)::int8 as events from (
@@ -260,7 +265,7 @@ export async function issueListSeries(
       ) summed group by 1, 2`.execute(db);
     for (const row of rows) {
       const days = counts.get(key(row.app_key, row.fingerprint));
-      row.days.forEach((day, i) => days?.push({ day, events: Number(row.events[i]) }));
+      for (const [i, day] of row.days.entries()) days?.push({ day, events: Number(row.events[i]) });
     }
   }
   return new Map([...counts].map(([issue, days]) => [issue, dailySeries(days, now, issueListSeriesDays)]));
