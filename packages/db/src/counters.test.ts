@@ -62,7 +62,7 @@ describe('the counter ledger', () => {
       [6, 'fatal', '1.1.0'],
     ]);
 
-    expect(await foldCounters(db)).toBe(true);
+    expect(await foldCounters(db)).toBeGreaterThan(0);
     expect(await unfolded(appKey)).toBe(0);
     expect(await snapshot(appKey, orgId)).toEqual(before);
     const folded = await db
@@ -102,8 +102,8 @@ describe('the counter ledger', () => {
     });
     expect(results).toBe(false);
     // The lock is the session's while it folds, and given back after.
-    expect(await foldCounters(db)).toBe(true);
-    expect(await foldCounters(db)).toBe(true);
+    expect(await foldCounters(db)).toBeTypeOf('number');
+    expect(await foldCounters(db)).toBeTypeOf('number');
   });
 
   it('keeps every count exact while folds run beside concurrent writers', async () => {

@@ -123,14 +123,15 @@ const vacuumLedger = (truncate: boolean) =>
 
 /**
  * Folds every counter's deltas, unless another process is folding now (then it returns false at once: that one takes
- * these deltas too, or the next fold does). Each counter's fold is its own transaction, so the rows one locks are
- * locked only while it runs; the session's advisory lock spans them all, on one connection. `vacuum`: then vacuums the
- * ledger's tables too (the folder asks every second).
+ * these deltas too, or the next fold does); else returns how many rows the fold wrote (0: nothing to fold). Each
+ * counter's fold is its own transaction, so the rows one locks are locked only while it runs; the session's advisory
+ * lock spans them all, on one connection. `vacuum`: then vacuums the ledger's tables too (the folder asks every second
+ * while deltas arrive, and once more when they stop).
  */
 export async function foldCounters(
   db: Kysely<Database>,
   options: { wait?: boolean; vacuum?: boolean } = {},
-): Promise<boolean> {
+): Promise<number | false> {
   return db.connection().execute(async (connection) => {
     // `wait`: until the fold running now ends (tests that must see a fold happen, e.g. a spike alert).
     const { rows } = options.wait
@@ -141,10 +142,10 @@ export async function foldCounters(
       const moved = await foldAll(connection);
       // Outside any transaction, as VACUUM must be; under the advisory lock, so one process vacuums at a time.
       if (options.vacuum) await vacuumLedger(moved === 0).execute(connection);
+      return moved;
     } finally {
       await sql`select pg_advisory_unlock(${FOLD_LOCK})`.execute(connection);
     }
-    return true;
   });
 }
 

@@ -329,7 +329,7 @@ describe.skipIf(unavailable !== undefined)(
       expectExact(otherBefore.standby, other, stored, othersSent);
 
       // The fold runs on the primary; the standby replays its deletes and upserts, and shows the same counts.
-      expect(await foldCounters(primaryDb)).toBe(true);
+      expect(await foldCounters(primaryDb)).toBeTypeOf('number');
       const { rows: left } = await sql<{ n: number }>`select count(*)::int8 as n from issue_deltas`.execute(primaryDb);
       expect(left[0]?.n).toBe(0);
       const afterFold = await bothAnswers(owner);

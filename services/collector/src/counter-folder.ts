@@ -17,16 +17,22 @@ export function startCounterFolder(
   let running: Promise<void> | undefined;
   let failing = false;
   let lastVacuum = Date.now();
+  // Whether folds have moved deltas since a vacuum last found the ledger quiet (at start: not known, so one is due).
+  let dirty = true;
   const tick = () => {
     // A fold still running (a slow database) is not joined by a second.
     if (running) return;
-    // Every second the fold also vacuums the ledger (counters.ts), so its tables keep about the size of a few seconds
-    // of deltas; the process that holds the fold's lock then does it.
-    const vacuum = Date.now() - lastVacuum >= vacuumEveryMs;
+    // Every second while deltas arrive, and once more when they stop, the fold also vacuums the ledger (counters.ts),
+    // so its tables keep about the size of a few seconds of deltas; an idle ledger is left alone.
+    const vacuum = dirty && Date.now() - lastVacuum >= vacuumEveryMs;
     running = foldCounters(database.db, { vacuum })
       .then(
-        (folded) => {
-          if (vacuum && folded) lastVacuum = Date.now();
+        (moved) => {
+          if (moved !== false) {
+            if (vacuum) lastVacuum = Date.now();
+            if (vacuum && moved === 0) dirty = false;
+            if (moved > 0) dirty = true;
+          }
           if (failing) logger.info('counter fold works again');
           failing = false;
         },
