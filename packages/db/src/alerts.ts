@@ -9,6 +9,7 @@ import type {
 } from '@collector/domain';
 import { issueId } from '@collector/domain';
 import { type Kysely, sql } from 'kysely';
+import { issueKeyRows } from './issue-keys';
 import type { AlertDeliveryRow, AlertRow, Database, IssueRow } from './schema';
 
 export function toAlert(row: AlertRow): Alert {
@@ -167,17 +168,12 @@ async function withContext(db: Kysely<Database>, claimed: AlertDeliveryRow[]): P
   const issues =
     keys.length === 0
       ? []
-      : await db
-          .selectFrom('issues_live')
-          .selectAll()
-          .where((eb) =>
-            eb.or(
-              keys.map((row) =>
-                eb.and([eb('app_key', '=', row.app_key), eb('fingerprint', '=', row.fingerprint as string)]),
-              ),
-            ),
-          )
-          .execute();
+      : (
+          await sql<IssueRow>`with k as (${issueKeyRows(
+            keys.map((row) => ({ appKey: row.app_key, fingerprint: row.fingerprint as string })),
+          )})
+          select i.* from issues_live i join k using (app_key, fingerprint)`.execute(db)
+        ).rows;
   return claimed.flatMap((delivery) => {
     const alert = alerts.find((row) => row.id === delivery.alert_id);
     const app = apps.find((row) => row.app_key === delivery.app_key);

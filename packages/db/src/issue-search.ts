@@ -27,7 +27,7 @@ function valueMatches(values: readonly SearchValue[]): RawBuilder<boolean> {
 }
 
 /** The issue was seen with one of the facets (`release`, `handled`, `tag:browser`...), with a value that matches. */
-function seenWith(facets: readonly string[], values?: readonly SearchValue[]): RawBuilder<boolean> {
+export function seenWith(facets: readonly string[], values?: readonly SearchValue[]): RawBuilder<boolean> {
   const facet = facets.length === 1 ? sql`f.facet = ${facets[0]}` : sql`f.facet in (${sql.join([...facets])})`;
   const value = values ? sql` and ${valueMatches(values)}` : sql``;
   return sql`exists (select from issue_facets f where f.app_key = i.app_key and ${facet}${value} and f.fingerprint = i.fingerprint)`;

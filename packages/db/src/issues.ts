@@ -18,7 +18,7 @@ import {
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { sumIssueDeltas } from './counters';
 import { issueKeyRows } from './issue-keys';
-import { assignedTo, searchConditions } from './issue-search';
+import { assignedTo, searchConditions, seenWith } from './issue-search';
 import type { Database, IssueRow } from './schema';
 
 export function toIssue(row: IssueRow): Issue {
@@ -107,10 +107,7 @@ export async function listIssues(
   if (query.terms !== undefined) conditions.push(...searchConditions(query.terms, query.me));
   for (const facet of ['release', 'environment'] as const) {
     const value = query[facet];
-    if (value === undefined) continue;
-    conditions.push(
-      sql`exists (select from issue_facets f where f.app_key = i.app_key and f.facet = ${facet} and f.value = ${value} and f.fingerprint = i.fingerprint)`,
-    );
+    if (value !== undefined) conditions.push(seenWith([facet], [{ match: 'exact', text: value }]));
   }
   const after = query.after;
   const bound = after
