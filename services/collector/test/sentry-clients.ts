@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
 import { launchChromium } from './chromium';
+import { esbuild } from './esbuild';
 
 const run = promisify(execFile);
 const here = (file: string) => fileURLToPath(new URL(`./sentry-clients/${file}`, import.meta.url));
@@ -115,15 +115,7 @@ export async function runBrowserClient(
   dsn: string,
   scenarios: readonly BrowserScenario[] = defaultBrowserScenarios,
 ): Promise<{ pageErrors: string[] }> {
-  const bundle = await build({
-    entryPoints: [here('browser-client.mjs')],
-    bundle: true,
-    format: 'iife',
-    target: 'es2020',
-    write: false,
-    sourcemap: false,
-  });
-  const script = bundle.outputFiles[0]?.text ?? '';
+  const script = await esbuild([here('browser-client.mjs'), '--bundle', '--format=iife', '--target=es2020']);
   const buttons = browserScenarios.map((id) => `<button id="${id}">${id}</button>`).join('');
   const page = `<!doctype html><html><head><title>shop</title></head><body>${buttons}<script>window.SENTRY_DSN = ${JSON.stringify(dsn)};</script><script src="/assets/app.js"></script></body></html>`;
   const site = createServer((req, res) => {

@@ -2,9 +2,12 @@
 // URL a browser would load it from (its V8 stack read into Sentry's frames, as @sentry/browser sends them), and a bundle
 // stored exactly as the upload API stores one (artifact_bundles and artifact_files, migration 0022).
 import { createHash, randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { sql } from '@collector/db';
-import { build } from 'esbuild';
+import { esbuild } from './esbuild';
 import type { TestServer } from './harness';
 
 const APP_URL = 'http://shop.example/static/app.min.js';
@@ -35,19 +38,30 @@ export interface BuiltApp {
 
 /** The app bundled as an IIFE, minified, with its map (sourcesContent included) and a debug ID as sentry-cli injects. */
 export async function buildApp(source = appSource()): Promise<BuiltApp> {
-  const result = await build({
-    stdin: { contents: source, sourcefile: 'src/checkout.js', loader: 'js' },
-    bundle: true,
-    minify: true,
-    format: 'iife',
-    globalName: 'shop',
-    sourcemap: 'external',
-    outfile: 'app.min.js',
-    write: false,
-  });
-  const code = result.outputFiles.find((file) => file.path.endsWith('.js'))?.text as string;
-  const map = result.outputFiles.find((file) => file.path.endsWith('.map'))?.text as string;
-  return { source, code, map, debugId: randomUUID() };
+  const dir = await mkdtemp(join(tmpdir(), 'collector-app-'));
+  try {
+    // In a folder of its own, so that the map names the source as given: src/checkout.js.
+    await esbuild(
+      [
+        '--bundle',
+        '--minify',
+        '--format=iife',
+        '--global-name=shop',
+        '--sourcemap=external',
+        '--sourcefile=src/checkout.js',
+        '--loader=js',
+        '--outfile=app.min.js',
+      ],
+      { cwd: dir, stdin: source },
+    );
+    const [code, map] = await Promise.all([
+      readFile(join(dir, 'app.min.js'), 'utf8'),
+      readFile(join(dir, 'app.min.js.map'), 'utf8'),
+    ]);
+    return { source, code, map, debugId: randomUUID() };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** Runs the bundle under APP_URL and returns its error's frames as @sentry/browser sends them (outermost first). */

@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { esbuild } from './esbuild';
 import { backend, createApp, launchDashboardBrowser, signUp, startTestServer } from './harness';
 
 /**
@@ -49,18 +49,18 @@ afterAll(async () => {
 /** One build of the app into `dir` (assets/app.min.js and its map); `second` ships the unrelated function too. */
 async function buildApp(dir: string, release: string, second: boolean) {
   const outfile = join(dir, 'assets', 'app.min.js');
-  await build({
-    entryPoints: [join(fixture, 'app.js')],
-    bundle: true,
-    minify: true,
-    sourcemap: true,
-    sourcesContent: true,
-    format: 'iife',
-    target: 'es2020',
-    outfile,
-    define: { __RELEASE__: JSON.stringify(release), __SECOND_BUILD__: String(second) },
-    logLevel: 'silent',
-  });
+  await esbuild([
+    join(fixture, 'app.js'),
+    '--bundle',
+    '--minify',
+    '--sourcemap',
+    '--sources-content=true',
+    '--format=iife',
+    '--target=es2020',
+    `--outfile=${outfile}`,
+    `--define:__RELEASE__=${JSON.stringify(release)}`,
+    `--define:__SECOND_BUILD__=${second}`,
+  ]);
   return outfile;
 }
 

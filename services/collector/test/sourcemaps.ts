@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, deflateRawSync, gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
 import { expect } from 'vitest';
+import { esbuild } from './esbuild';
 import { signUp, type TestServer } from './harness';
 
 // The two binaries by their packages (never node_modules/.bin/sentry-cli, which either may own).
@@ -46,15 +46,14 @@ export async function minifiedApp(extra = ''): Promise<string> {
     join(dir, 'app.js'),
     `export function checkout(cart) {\n  if (!cart.items.length) throw new Error('empty cart');\n  return cart.items.length;\n}\n${extra}\nwindow.checkout = checkout;\n`,
   );
-  await build({
-    entryPoints: [join(dir, 'app.js')],
-    bundle: true,
-    minify: true,
-    sourcemap: true,
-    format: 'iife',
-    outfile: join(dir, 'dist', 'app.min.js'),
-    logLevel: 'silent',
-  });
+  await esbuild([
+    join(dir, 'app.js'),
+    '--bundle',
+    '--minify',
+    '--sourcemap',
+    '--format=iife',
+    `--outfile=${join(dir, 'dist', 'app.min.js')}`,
+  ]);
   return dir;
 }
 
