@@ -5,7 +5,8 @@
 //                              the collector on PostgreSQL at 127.0.0.1:5432: same load, rounds alternating (issue 15's
 //                              >= 0.8x); memory of all its processes: `pnpm --filter @collector/bench footprint`
 //   pnpm bench --pglite        PGlite (EMBEDDED=pglite): collector on PGlite in a temp folder vs a bare PGlite server
-//   pnpm bench --queries       dashboard queries at 1M events (queries.ts): p50/p95 over 200 calls each, through the API
+//   pnpm bench --queries       dashboard queries at 1M events (queries.ts): p50/p95 over 200 calls each, through the API;
+//                              --profile profiles the collector while it answers them
 //   pnpm bench --disk          disk (disk.ts): bytes per event, 60 simulated days with RETENTION_DAYS=7, p99 during a
 //                              retention run; --events 1000000 --days 60 --events-per-day 100000 --retention-days 7
 //                              --delete-events 1000000 --rate 2000 (events/s of the load in part 3) --seconds 10 --parts 1,2,3
@@ -916,6 +917,7 @@ await exitAfter(async () => {
         pool: options.pool,
         cleanups,
         reuse,
+        profile: flags.profile,
       });
       console.log(result.lines.join('\n'));
       await cleanup();

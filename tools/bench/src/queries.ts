@@ -1,7 +1,7 @@
 // The query bench (`pnpm bench --queries`): dashboard queries through the HTTP API against a collector on a fresh
 // PostgreSQL database seeded with 1,000,000 events (tools/seed), p50 and p95 over 200 calls of each.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import {
   startCollector,
 } from '@collector/tool-kit';
 import pg from 'pg';
+import { busyMs, summarizeProfile } from './profile';
 
 export interface QueryBenchOptions {
   repoRoot: string;
@@ -31,6 +32,8 @@ export interface QueryBenchOptions {
    * (`pnpm --filter @collector/seed seed --out`), instead of seeding a fresh one. Reported figures come from fresh runs.
    */
   reuse?: { database: string; seedFile: string } | undefined;
+  /** The measured collector under --cpu-prof, its profile summarised after the table (figures are lower with it). */
+  profile?: boolean;
 }
 
 interface Seeded {
@@ -150,9 +153,10 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
   const url = new URL(options.adminUrl.href);
   url.pathname = `/${name}`;
 
-  const start = async () => {
+  const start = async (nodeArgs: string[] = []) => {
     const child = await startCollector({
       repoRoot: options.repoRoot,
+      nodeArgs,
       env: { DATABASE_URL: url.href, DATABASE_POOL_SIZE: String(options.pool) },
     });
     options.cleanups.push(() => child.stop());
@@ -185,7 +189,8 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
   ).rows[0];
 
   // 3. A fresh collector process, as after a restart.
-  collector = await start();
+  const profileDir = options.profile ? mkdtempSync(join(tmpdir(), 'collector-queries-prof-')) : undefined;
+  collector = await start(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const token = seeded.token;
   const largest = [...seeded.apps].sort((a, b) => b.events - a.events)[0] as Seeded['apps'][number];
@@ -398,6 +403,16 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
         ? ' (busy, or CPUs taken by the host: figures are noisy; run again on a quiet machine)'
         : ''),
   );
+  if (profileDir) {
+    lines.push('NOTE: --profile was on: the collector ran under --cpu-prof, figures are higher than without it');
+    // One profile per thread: the busiest is the main thread.
+    const [main] = readdirSync(profileDir)
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .map((f) => join(profileDir, f))
+      .sort((a, b) => busyMs(b) - busyMs(a));
+    if (main) lines.push('', `collector ${summarizeProfile(main, 30)}`);
+    rmSync(profileDir, { recursive: true, force: true });
+  }
   const ok = results.every((row) => row.p95 <= row.target) && checks.every((check) => !check.includes('DIFFER'));
   lines.push(`(queries run took ${((Date.now() - started) / 1000).toFixed(0)} s)`);
   return { lines, ok };
