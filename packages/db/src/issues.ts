@@ -102,9 +102,8 @@ export async function listIssues(
   const conditions = [sql`a.org_id = any(${[...query.orgIds]}::text[])`];
   if (query.appKey !== undefined) conditions.push(sql`a.app_key = ${query.appKey}`);
   // The apps read, as an array for the facet terms' index scans (seenWith): an InitPlan, evaluated once.
-  const apps = sql<
-    readonly string[]
-  >`array(select a.app_key from apps a where ${sql.join([...conditions], sql` and `)})`;
+  const inScope = sql.join([...conditions], sql` and `);
+  const apps = sql<readonly string[]>`array(select a.app_key from apps a where ${inScope})`;
   if (query.assignee !== undefined) conditions.push(assignedTo(query.assignee));
   if (query.statuses !== undefined) conditions.push(sql`i.status in (${sql.join(query.statuses)})`);
   if (query.type !== undefined) conditions.push(sql`i.type = ${query.type}`);
