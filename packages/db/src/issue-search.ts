@@ -1,7 +1,6 @@
 // The issue list's search terms (domain's parseSearch) as conditions on an issue row `i`, each a named fragment.
-// Facets (release, environment, handled, tag:<key>) are rows of issue_facets, keyed (app_key, facet, value,
-// fingerprint): a facet term reads the matching keys of the list's apps once, by index, into a hash that each issue
-// is looked up in.
+// Facets (release, environment, handled, tag:<key>) are rows of issue_facets, whose key (app_key, facet, value,
+// fingerprint) answers "has this issue been seen with this value" with one index probe per issue.
 import { type SearchTerm, type SearchValue, searchFreeText } from '@collector/domain';
 import { type RawBuilder, sql } from 'kysely';
 
@@ -27,23 +26,11 @@ function valueMatches(values: readonly SearchValue[]): RawBuilder<boolean> {
     : sql`(${sql.join(alternatives, sql` or `)})`;
 }
 
-/**
- * The issue was seen with one of the facets (`release`, `handled`, `tag:browser`...), with a value that matches, in one
- * of `apps` (an array of app keys: the list's). Written so that PostgreSQL runs it as a hashed subplan: the facet's
- * keys are read once and each issue is a hash lookup. As an EXISTS (a semi-join), the planner multiplied two facets'
- * selectivities as if independent, expected a few issues where thousands matched, and probed an index once per issue,
- * ~3 µs each: 18 ms for release + environment over 5,047 issues, 11 ms hashed (docs/performance.md). `IS TRUE` keeps
- * the IN from being turned into that join.
- */
-export function seenWith(
-  facets: readonly string[],
-  values: readonly SearchValue[] | undefined,
-  apps: RawBuilder<readonly string[]>,
-): RawBuilder<boolean> {
+/** The issue was seen with one of the facets (`release`, `handled`, `tag:browser`...), with a value that matches. */
+export function seenWith(facets: readonly string[], values?: readonly SearchValue[]): RawBuilder<boolean> {
   const facet = facets.length === 1 ? sql`f.facet = ${facets[0]}` : sql`f.facet in (${sql.join([...facets])})`;
   const value = values ? sql` and ${valueMatches(values)}` : sql``;
-  return sql`((i.app_key, i.fingerprint) in (select f.app_key, f.fingerprint from issue_facets f
-      where f.app_key = any(${apps}) and ${facet}${value}) is true)`;
+  return sql`exists (select from issue_facets f where f.app_key = i.app_key and ${facet}${value} and f.fingerprint = i.fingerprint)`;
 }
 
 const assignment = sql`select from issue_assignees s where s.app_key = i.app_key and s.fingerprint = i.fingerprint`;
@@ -64,11 +51,7 @@ const anyOf = (conditions: RawBuilder<boolean>[]): RawBuilder<boolean> =>
   conditions.length === 1 ? (conditions[0] as RawBuilder<boolean>) : sql`(${sql.join(conditions, sql` or `)})`;
 
 /** What one term asks of an issue, before its negation; `me` is the caller's user id, for `assigned:me`. */
-function termCondition(
-  term: Exclude<SearchTerm, { key: 'text' }>,
-  me: string | undefined,
-  apps: RawBuilder<readonly string[]>,
-): RawBuilder<boolean> {
+function termCondition(term: Exclude<SearchTerm, { key: 'text' }>, me: string | undefined): RawBuilder<boolean> {
   switch (term.key) {
     case 'is': {
       const statuses = term.values.filter((value) => value !== 'assigned' && value !== 'unassigned');
@@ -91,41 +74,31 @@ function termCondition(
       return sql`i.level in (${sql.join(term.values)})`;
     case 'release':
     case 'environment':
-      return seenWith([term.key], term.values, apps);
+      return seenWith([term.key], term.values);
     case 'handled':
       return seenWith(
         ['handled'],
         term.values.map((text) => ({ match: 'exact', text })),
-        apps,
       );
     case 'has':
       // release and environment are facets of their own; every other key is a tag's.
-      return seenWith(
-        term.tags.map((tag) => (tag === 'release' || tag === 'environment' ? tag : `tag:${tag}`)),
-        undefined,
-        apps,
-      );
+      return seenWith(term.tags.map((tag) => (tag === 'release' || tag === 'environment' ? tag : `tag:${tag}`)));
     case 'tag':
-      return seenWith([`tag:${term.tag}`], term.values, apps);
+      return seenWith([`tag:${term.tag}`], term.values);
   }
 }
 
 /**
  * The conditions the terms put on an issue, all to hold: the free text as one case-insensitive substring of
- * search_text (lower-cased when the issue was written), each other term as itself or, negated, its opposite. `apps`:
- * the app keys the list reads (seenWith).
+ * search_text (lower-cased when the issue was written), each other term as itself or, negated, its opposite.
  */
-export function searchConditions(
-  terms: readonly SearchTerm[],
-  me: string | undefined,
-  apps: RawBuilder<readonly string[]>,
-): RawBuilder<boolean>[] {
+export function searchConditions(terms: readonly SearchTerm[], me: string | undefined): RawBuilder<boolean>[] {
   const conditions: RawBuilder<boolean>[] = [];
   const text = searchFreeText(terms);
   if (text !== undefined) conditions.push(sql`strpos(i.search_text, lower(${text})) > 0`);
   for (const term of terms) {
     if (term.key === 'text') continue;
-    const condition = termCondition(term, me, apps);
+    const condition = termCondition(term, me);
     conditions.push(term.negated ? sql`not ${condition}` : condition);
   }
   return conditions;

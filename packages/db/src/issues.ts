@@ -88,8 +88,8 @@ export interface IssueListQuery {
  * The filters are read from the user's issue rows, which are few (thousands, against millions of events): one bounded
  * scan finds the matching keys, once for the count and once for the page, which seeks past the cursor on the sort key.
  * The search's free text reads search_text, lower-cased when the issue was written, so it costs a byte search per issue.
- * Release, environment and the search's facet terms come from issue_facets: each reads the keys seen with its values in
- * these apps once, by index, and each issue is a hash lookup in them (issue-search.ts).
+ * Release, environment and the search's facet terms come from issue_facets, whose key finds an app's issues seen with a
+ * value (issue-search.ts).
  * Counts are exact (counters.ts): the issues' folded values plus their unfolded deltas, which are few (a second's
  * statements at most), summed once and hash-joined.
  */
@@ -101,16 +101,13 @@ export async function listIssues(
   const column = exactSortKeys[query.sort];
   const conditions = [sql`a.org_id = any(${[...query.orgIds]}::text[])`];
   if (query.appKey !== undefined) conditions.push(sql`a.app_key = ${query.appKey}`);
-  // The apps read, as an array for the facet terms' index scans (seenWith): an InitPlan, evaluated once.
-  const inScope = sql.join([...conditions], sql` and `);
-  const apps = sql<readonly string[]>`array(select a.app_key from apps a where ${inScope})`;
   if (query.assignee !== undefined) conditions.push(assignedTo(query.assignee));
   if (query.statuses !== undefined) conditions.push(sql`i.status in (${sql.join(query.statuses)})`);
   if (query.type !== undefined) conditions.push(sql`i.type = ${query.type}`);
-  if (query.terms !== undefined) conditions.push(...searchConditions(query.terms, query.me, apps));
+  if (query.terms !== undefined) conditions.push(...searchConditions(query.terms, query.me));
   for (const facet of ['release', 'environment'] as const) {
     const value = query[facet];
-    if (value !== undefined) conditions.push(seenWith([facet], [{ match: 'exact', text: value }], apps));
+    if (value !== undefined) conditions.push(seenWith([facet], [{ match: 'exact', text: value }]));
   }
   const after = query.after;
   const bound = after
