@@ -169,3 +169,43 @@ describe('search terms in listIssues', () => {
     expect(rows.map((row) => row.fingerprint)).toEqual(['js:c']);
   });
 });
+
+describe('facet terms before the ledger is folded', () => {
+  it('sort by the exact counts, unfolded deltas included, page by page', async () => {
+    await store(
+      batch(
+        appKey,
+        ['1', '2', '3'].map((n) =>
+          errorEvent(appKey, `evt_b${n}`, {
+            fingerprint: 'js:b',
+            level: 'warning',
+            release: '1.1',
+            environment: 'staging',
+          }),
+        ),
+      ),
+    );
+    const parsed = parseSearch('release:1.*');
+    if (!parsed.ok) throw new Error(parsed.message);
+    const page = async (after?: { value: number; appKey: string; fingerprint: string }) => {
+      const { rows, hasMore, total } = await listIssues(db, {
+        orgIds: [orgId],
+        appKey,
+        terms: parsed.terms,
+        sort: 'events',
+        after: after && { sort: 'events', ...after },
+        limit: 1,
+      });
+      expect(total).toBe(2);
+      return { rows: rows.map((row) => [row.fingerprint, row.event_count]), hasMore, last: rows.at(-1) };
+    };
+    // Nothing is folded in this file: js:b's row counts none of its four events, the ledger's deltas all of them.
+    const first = await page();
+    expect(first.rows).toEqual([['js:b', 4]]);
+    expect(first.hasMore).toBe(true);
+    const last = first.last as { app_key: string; fingerprint: string; event_count: number };
+    const second = await page({ value: last.event_count, appKey: last.app_key, fingerprint: last.fingerprint });
+    expect(second.rows).toEqual([['js:a', 1]]);
+    expect(second.hasMore).toBe(false);
+  });
+});

@@ -33,6 +33,17 @@ export function seenWith(facets: readonly string[], values?: readonly SearchValu
   return sql`exists (select from issue_facets f where f.app_key = i.app_key and ${facet}${value} and f.fingerprint = i.fingerprint)`;
 }
 
+/** Whether a term is read from issue_facets (seenWith). */
+export function readsFacets(term: SearchTerm): boolean {
+  return (
+    term.key === 'release' ||
+    term.key === 'environment' ||
+    term.key === 'handled' ||
+    term.key === 'has' ||
+    term.key === 'tag'
+  );
+}
+
 const assignment = sql`select from issue_assignees s where s.app_key = i.app_key and s.fingerprint = i.fingerprint`;
 
 /** The issue is assigned to the user, to anyone (`'anyone'`), or to no one (null). */
