@@ -58,14 +58,6 @@ const exactSortKeys: Record<IssueSort, RawBuilder<number>> = {
   users: sql`i.user_count + coalesce(d.users, 0)`,
 };
 
-/** The same, as an aggregate over an issue's folded value and each of its unfolded delta rows (x). */
-const sortKeyParts: Record<IssueSort, { folded: RawBuilder<number>; delta: RawBuilder<number>; total: string }> = {
-  lastSeen: { folded: sql`i.last_seen_at`, delta: sql`x.last_seen`, total: 'max' },
-  firstSeen: { folded: sql`i.first_seen_at`, delta: sql`x.first_seen`, total: 'min' },
-  events: { folded: sql`i.event_count`, delta: sql`x.events`, total: 'sum' },
-  users: { folded: sql`i.user_count`, delta: sql`x.users`, total: 'sum' },
-};
-
 /** The value a cursor keeps of an issue: its sort key. */
 export function sortValue(row: IssueRow, sort: IssueSort): number {
   return row[sortColumns[sort]];
@@ -99,7 +91,7 @@ export interface IssueListQuery {
  * Release, environment and the search's facet terms come from issue_facets, whose key finds an app's issues seen with a
  * value (issue-search.ts).
  * Counts are exact (counters.ts): the issues' folded values plus their unfolded deltas, which are few (a second's
- * statements at most), summed once and hash-joined; with facet conditions, appended and summed per issue (below).
+ * statements at most), summed once and hash-joined; with facet conditions, summed per issue by index (below).
  */
 export async function listIssues(
   db: Kysely<Database>,
@@ -123,27 +115,21 @@ export async function listIssues(
   const bound = after
     ? sql`where (m.sort_key, m.app_key, m.fingerprint) < (${after.value}::int8, ${after.appKey}, ${after.fingerprint})`
     : sql``;
-  const where = sql.join(conditions, sql` and `);
-  // With facet conditions, PostgreSQL multiplies their selectivities and may expect one matching issue where thousands
-  // match; joined to the summed deltas on that estimate, it read every unfolded delta again for every issue (466 ms
-  // where 18 was due, docs/performance.md). Then the deltas are not joined but appended, each row to its issue, and
-  // summed per issue: no plan of that multiplies the issues by the deltas.
-  const parts = sortKeyParts[query.sort];
-  const matching = facetFiltered
-    ? sql`select app_key, fingerprint, ${sql.raw(parts.total)}(v)::int8 as sort_key from (
-        select i.app_key, i.fingerprint, ${parts.folded} as v from issues i join apps a on a.app_key = i.app_key
-        where ${where}
-        union all
-        select x.app_key, x.fingerprint, ${parts.delta} from issue_deltas x
-        join issues i on i.app_key = x.app_key and i.fingerprint = x.fingerprint join apps a on a.app_key = i.app_key
-        where ${where}
-      ) u group by 1, 2`
-    : sql`select i.app_key, i.fingerprint, ${column} as sort_key from issues i join apps a on a.app_key = i.app_key
-      left join deltas d on d.app_key = i.app_key and d.fingerprint = i.fingerprint
-      where ${where}`;
+  // An issue's unfolded deltas (d): summed once for all and hash-joined, or, with facet conditions, summed per issue
+  // through the deltas' issue index. PostgreSQL multiplies facet conditions' selectivities and may expect one matching
+  // issue where thousands match; joined to the summed deltas on that estimate, it read every unfolded delta again for
+  // every issue (474 ms where 18 was due, docs/performance.md). An index probe per issue costs ~1 µs and cannot do that.
+  const deltas = facetFiltered
+    ? sql`left join lateral (select sum(x.events) as events, sum(x.users) as users, min(x.first_seen) as first_seen,
+        max(x.last_seen) as last_seen from issue_deltas x where x.app_key = i.app_key and x.fingerprint = i.fingerprint) d on true`
+    : sql`left join deltas d on d.app_key = i.app_key and d.fingerprint = i.fingerprint`;
   const { rows } = await sql<IssueRow & { total: number }>`
     with deltas as (${sumIssueDeltas(sql`issue_deltas`)}),
-    matching as materialized (${matching}),
+    matching as materialized (
+      select i.app_key, i.fingerprint, ${column} as sort_key from issues i join apps a on a.app_key = i.app_key
+      ${deltas}
+      where ${sql.join(conditions, sql` and `)}
+    ),
     page as (
       select m.app_key, m.fingerprint, m.sort_key from matching m ${bound}
       order by m.sort_key desc, m.app_key desc, m.fingerprint desc limit ${take}
