@@ -33,15 +33,13 @@ export function seenWith(facets: readonly string[], values?: readonly SearchValu
   return sql`exists (select from issue_facets f where f.app_key = i.app_key and ${facet}${value} and f.fingerprint = i.fingerprint)`;
 }
 
-/** Whether a term is read from issue_facets (seenWith). */
-export function readsFacets(term: SearchTerm): boolean {
-  return (
-    term.key === 'release' ||
-    term.key === 'environment' ||
-    term.key === 'handled' ||
-    term.key === 'has' ||
-    term.key === 'tag'
-  );
+/** The terms read from issue_facets (seenWith); the others are conditions on the issue's row or its assignment. */
+const facetKeys = ['release', 'environment', 'handled', 'has', 'tag'] as const;
+type FacetTerm = Extract<SearchTerm, { key: (typeof facetKeys)[number] }>;
+
+/** Whether a term is read from issue_facets. */
+export function readsFacets(term: SearchTerm): term is FacetTerm {
+  return (facetKeys as readonly string[]).includes(term.key);
 }
 
 const assignment = sql`select from issue_assignees s where s.app_key = i.app_key and s.fingerprint = i.fingerprint`;
@@ -63,6 +61,7 @@ const anyOf = (conditions: RawBuilder<boolean>[]): RawBuilder<boolean> =>
 
 /** What one term asks of an issue, before its negation; `me` is the caller's user id, for `assigned:me`. */
 function termCondition(term: Exclude<SearchTerm, { key: 'text' }>, me: string | undefined): RawBuilder<boolean> {
+  if (readsFacets(term)) return facetCondition(term);
   switch (term.key) {
     case 'is': {
       const statuses = term.values.filter((value) => value !== 'assigned' && value !== 'unassigned');
@@ -83,6 +82,12 @@ function termCondition(term: Exclude<SearchTerm, { key: 'text' }>, me: string | 
       );
     case 'level':
       return sql`i.level in (${sql.join(term.values)})`;
+  }
+}
+
+/** What a facet term asks of an issue, before its negation. */
+function facetCondition(term: FacetTerm): RawBuilder<boolean> {
+  switch (term.key) {
     case 'release':
     case 'environment':
       return seenWith([term.key], term.values);

@@ -16,7 +16,7 @@ import {
   type StoredEvent,
 } from '@collector/domain';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import { sumIssueDeltas } from './counters';
+import { sumDeltasOfIssue, sumIssueDeltas } from './counters';
 import { issueKeyRows } from './issue-keys';
 import { assignedTo, readsFacets, searchConditions, seenWith } from './issue-search';
 import type { Database, IssueRow } from './schema';
@@ -120,8 +120,7 @@ export async function listIssues(
   // issue where thousands match; joined to the summed deltas on that estimate, it read every unfolded delta again for
   // every issue (474 ms where 18 was due, docs/performance.md). An index probe per issue costs ~1 µs and cannot do that.
   const deltas = facetFiltered
-    ? sql`left join lateral (select sum(x.events) as events, sum(x.users) as users, min(x.first_seen) as first_seen,
-        max(x.last_seen) as last_seen from issue_deltas x where x.app_key = i.app_key and x.fingerprint = i.fingerprint) d on true`
+    ? sql`left join lateral (${sumDeltasOfIssue}) d on true`
     : sql`left join deltas d on d.app_key = i.app_key and d.fingerprint = i.fingerprint`;
   const { rows } = await sql<IssueRow & { total: number }>`
     with deltas as (${sumIssueDeltas(sql`issue_deltas`)}),
