@@ -22,7 +22,7 @@
 //            --profile (both servers under --cpu-prof, summarised at the end) --node-args "..." (both servers)
 //            --collector-node-args "..." (the collector only, e.g. a heap cap) --pg-url URL
 //            --alerts (10 webhook rules on the collector's app, a local receiver: delivery and latency, see alerts.ts)
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,7 +48,7 @@ import pg from 'pg';
 import { type AlertBench, startAlertBench } from './alerts';
 import { runDiskBench } from './disk';
 import { closedLoopRound, emptyTally, pacedRound, type Tally, type Target } from './load';
-import { busyMs, summarizeProfile } from './profile';
+import { mainThreadProfile, summarizeProfile } from './profile';
 import { runQueryBench } from './queries';
 import { createSentryApp, emptySentryTally, type SentryKind, sentryEventSource, sentryRound } from './sentry';
 import { insertBenchBundle, symbolicationStates, withBundleFrames } from './source-maps';
@@ -636,15 +636,10 @@ async function runMode(backend: Mode) {
 
   if (profileDir) {
     for (const name of ['collector', 'baseline']) {
-      const dir = join(profileDir, name);
-      // One profile per thread: the busiest is the main thread (another is tsx's module loader, in the baseline).
-      const files = readdirSync(dir)
-        .filter((f) => f.endsWith('.cpuprofile'))
-        .map((f) => join(dir, f))
-        .sort((a, b) => busyMs(b) - busyMs(a));
-      if (files[0]) {
+      const main = mainThreadProfile(join(profileDir, name));
+      if (main) {
         out.push('');
-        out.push(`${name} ${summarizeProfile(files[0], 15, counts[name as 'collector' | 'baseline'].events)}`);
+        out.push(`${name} ${summarizeProfile(main, 15, counts[name as 'collector' | 'baseline'].events)}`);
       }
     }
   }
@@ -841,14 +836,10 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
   if (databaseUrl !== undefined && kinds.includes('mapped'))
     out.push(`  stored events by symbolication state: ${await symbolicationStates(databaseUrl)}`);
   if (profileDir) {
-    // One profile per thread: the busiest is the main thread.
-    const files = readdirSync(profileDir)
-      .filter((f) => f.endsWith('.cpuprofile'))
-      .map((f) => join(profileDir, f))
-      .sort((a, b) => busyMs(b) - busyMs(a));
-    if (files[0]) {
+    const main = mainThreadProfile(profileDir);
+    if (main) {
       out.push('');
-      out.push(`collector (${kinds.join(', ')}) ${summarizeProfile(files[0], 15, stored.events)}`);
+      out.push(`collector (${kinds.join(', ')}) ${summarizeProfile(main, 15, stored.events)}`);
     }
   }
   out.push(`(sentry ${backend} run took ${((Date.now() - started) / 1000).toFixed(0)} s)`);

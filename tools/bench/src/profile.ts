@@ -1,8 +1,8 @@
 // Reads a V8 .cpuprofile (node --cpu-prof) and says where the CPU went: self time by package, the top functions,
 // and a partition of the samples over the steps of the ingestion path.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 interface ProfileNode {
@@ -54,10 +54,21 @@ function resolveSources(nodes: ProfileNode[]): void {
 }
 
 /** On-CPU milliseconds of a profile: to tell the main thread's profile from the module loader thread's. */
-export function busyMs(file: string): number {
+function busyMs(file: string): number {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const idle = new Set(profile.nodes.filter((node) => node.callFrame.functionName === '(idle)').map((node) => node.id));
   return profile.samples.reduce((sum, id, i) => sum + (idle.has(id) ? 0 : (profile.timeDeltas[i] ?? 0) / 1000), 0);
+}
+
+/**
+ * The profile of a process's main thread among those `--cpu-prof-dir` holds (one per thread): the busiest one (another
+ * is tsx's module loader, in the baseline); undefined when there is none.
+ */
+export function mainThreadProfile(dir: string): string | undefined {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => join(dir, f))
+    .sort((a, b) => busyMs(b) - busyMs(a))[0];
 }
 
 /** Which package a script belongs to: a node_modules package, a workspace package, node itself, or V8's own buckets. */

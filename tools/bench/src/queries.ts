@@ -1,7 +1,7 @@
 // The query bench (`pnpm bench --queries`): dashboard queries through the HTTP API against a collector on a fresh
 // PostgreSQL database seeded with 1,000,000 events (tools/seed), p50 and p95 over 200 calls of each.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import {
   startCollector,
 } from '@collector/tool-kit';
 import pg from 'pg';
-import { busyMs, summarizeProfile } from './profile';
+import { mainThreadProfile, summarizeProfile } from './profile';
 
 export interface QueryBenchOptions {
   repoRoot: string;
@@ -405,11 +405,7 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
   );
   if (profileDir) {
     lines.push('NOTE: --profile was on: the collector ran under --cpu-prof, figures are higher than without it');
-    // One profile per thread: the busiest is the main thread.
-    const [main] = readdirSync(profileDir)
-      .filter((f) => f.endsWith('.cpuprofile'))
-      .map((f) => join(profileDir, f))
-      .sort((a, b) => busyMs(b) - busyMs(a));
+    const main = mainThreadProfile(profileDir);
     if (main) lines.push('', `collector ${summarizeProfile(main, 30)}`);
     rmSync(profileDir, { recursive: true, force: true });
   }
