@@ -52,7 +52,7 @@ interface Point {
 const treeRssMiB = (pid: number): number => processTree(pid).reduce((sum, each) => sum + (memoryMiB(each).rss || 0), 0);
 
 /** The server's log file: --pg-log, or Debian's for the server's major version. */
-function findPgLog(given: string | undefined, version: string): string | undefined {
+export function findPgLog(given: string | undefined, version: string): string | undefined {
   if (given) return given;
   const major = version.split('.')[0];
   const debian = `/var/log/postgresql/postgresql-${major}-main.log`;
