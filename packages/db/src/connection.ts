@@ -76,7 +76,8 @@ function leavesConnectionUsable(error: unknown): boolean {
  * A statement whose text starts with this comment is prepared on each connection the first time it runs there, then
  * only executed: PostgreSQL parses and plans it once per connection instead of once per call. For the write path's
  * statement (one per group of batches, a few hundred lines of SQL) that was about a sixth of its time in the database
- * (docs/performance.md). Only texts that never change may carry it: the name is given per distinct text.
+ * (docs/performance.md); the issue list's reads by page keys (issueKeyRows) carry it too, their planning being most of
+ * their cost. Only texts that never change may carry it: the name is given per distinct text.
  */
 export const PREPARED = '/* prepared */ ';
 

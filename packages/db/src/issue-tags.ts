@@ -1,6 +1,7 @@
 // An issue's tags as counted on the ledger (issue_tags, migration 0020), and which issues had an unhandled event
 // (issue_facets' 'handled' facet). Both exact: they read the folded rows and the deltas not yet folded.
 import { type Kysely, sql } from 'kysely';
+import { PREPARED } from './connection';
 import { issueKeyRows } from './issue-keys';
 import type { Database } from './schema';
 
@@ -37,7 +38,7 @@ export async function unhandledIssues(
   issues: ReadonlyArray<{ appKey: string; fingerprint: string }>,
 ): Promise<Set<string>> {
   if (issues.length === 0) return new Set();
-  const { rows } = await sql<{ app_key: string; fingerprint: string }>`
+  const { rows } = await sql<{ app_key: string; fingerprint: string }>`${sql.raw(PREPARED)}
     with k as (${issueKeyRows(issues)})
     select f.app_key, f.fingerprint from issue_facets f join k using (app_key, fingerprint)
     where f.facet = 'handled' and f.value = 'no'`.execute(db);

@@ -1,6 +1,7 @@
 // What people do to an issue: who it is assigned to, and its history (status changes, assignments, comments). Apart
 // from the issues table, which the write path updates for every event.
 import { type Kysely, sql } from 'kysely';
+import { PREPARED } from './connection';
 import { type IssueKey, issueKeyRows } from './issue-keys';
 import type { Database } from './schema';
 
@@ -10,7 +11,7 @@ export async function issueAssignees(
   keys: readonly IssueKey[],
 ): Promise<Map<string, { id: string; email: string }>> {
   if (keys.length === 0) return new Map();
-  const { rows } = await sql<{ app_key: string; fingerprint: string; id: string; email: string }>`
+  const { rows } = await sql<{ app_key: string; fingerprint: string; id: string; email: string }>`${sql.raw(PREPARED)}
     with k as (${issueKeyRows(keys)})
     select s.app_key, s.fingerprint, u.id, u.email from issue_assignees s join k using (app_key, fingerprint)
     join users u on u.id = s.user_id`.execute(db);
