@@ -40,8 +40,7 @@ describe('issueListSeries', () => {
     );
     expect([...series.keys()]).toEqual([`${appKey}\u0000js:a`, `${appKey}\u0000js:b`, `${appKey}\u0000js:none`]);
     const events = (fingerprint: string) => series.get(`${appKey}\u0000${fingerprint}`)?.map((day) => day.events);
-    const days = (counts: Record<number, number>) =>
-      Array.from({ length: 14 }, (_, i) => counts[13 - i] ?? 0);
+    const days = (counts: Record<number, number>) => Array.from({ length: 14 }, (_, i) => counts[13 - i] ?? 0);
     expect(events('js:a')).toEqual(days({ 12: 1, 3: 2, 0: 2 }));
     expect(events('js:b')).toEqual(days({ 5: 2 }));
     expect(events('js:none')).toEqual(days({}));
