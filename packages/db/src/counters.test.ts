@@ -109,7 +109,7 @@ describe('the counter ledger', () => {
   it('keeps every count exact while folds run beside concurrent writers', async () => {
     const { orgId, newApp } = await newAccount();
     const appKey = await newApp();
-    const writer = new EventWriter(db, { concurrency: 3, maxEventsPerWrite: 100 });
+    const writer = new EventWriter(db, { concurrency: 3, maxEventsPerWrite: 100, overlapAt: 1 });
     let folding = true;
     const folds = (async () => {
       let runs = 0;

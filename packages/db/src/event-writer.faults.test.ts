@@ -77,10 +77,13 @@ const outcome = (promise: Promise<unknown>) =>
     (error: unknown) => ({ error }),
   );
 
-/** An EventWriter on a scripted database, and `send`: it writes a batch of one event, and gives its outcome. */
+/**
+ * An EventWriter on a scripted database, and `send`: it writes a batch of one event, and gives its outcome. Every
+ * batch may start a statement while fewer than `concurrency` are in flight (overlapAt 1), so one-event batches overlap.
+ */
 function scriptedWriter(concurrency: number) {
   const { db, statements } = scriptedDatabase();
-  const writer = new EventWriter(db, { concurrency });
+  const writer = new EventWriter(db, { concurrency, overlapAt: 1 });
   const send = (id: string) => outcome(writer.write(batch(id)));
   return { writer, statements, send };
 }

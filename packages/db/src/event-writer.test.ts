@@ -42,6 +42,25 @@ describe('EventWriter', () => {
     }
   });
 
+  it('starts a statement beside the one in flight only once overlapAt events wait', async () => {
+    const appKey = await newApp();
+    const writer = new EventWriter(db, { concurrency: 2, overlapAt: 100 });
+    const single = (i: number) => writer.write({ appKey, events: [event(appKey, `o${i}`)], receivedAt: now });
+    const writes = Array.from({ length: 20 }, (_, i) => single(i));
+    // One statement in flight; 19 one-event batches are fewer than 100 events: they wait for it, not beside it.
+    expect(writer.waiting).toBe(19);
+    const large = writer.write({
+      appKey,
+      events: Array.from({ length: 81 }, (_, i) => event(appKey, `large${i}`)),
+      receivedAt: now,
+    });
+    // 100 events now wait: a second statement takes them all at once.
+    expect(writer.waiting).toBe(0);
+    expect(await Promise.all(writes)).toMatchObject(Array.from({ length: 20 }, () => ({ stored: 1 })));
+    expect(await large).toMatchObject({ stored: 81, duplicates: 0 });
+    expect((await appTotals(appKey)).events).toBe(101);
+  });
+
   it('stores an eventId sent by two batches of one group once, for the batch that came first', async () => {
     const appKey = await newApp();
     const writer = new EventWriter(db, { concurrency: 1 });
@@ -67,7 +86,7 @@ describe('EventWriter', () => {
 
   it('keeps counters exact under concurrent writers with overlapping retries', async () => {
     const appKey = await newApp();
-    const writer = new EventWriter(db, { concurrency: 3, maxEventsPerWrite: 120 });
+    const writer = new EventWriter(db, { concurrency: 3, maxEventsPerWrite: 120, overlapAt: 1 });
     const ids = Array.from({ length: 300 }, (_, i) => `c${i}`);
     // Every event is sent twice, in different batches, with three statements running at once.
     const batches = [...ids, ...ids.slice().reverse()].reduce<string[][]>((all, id, i) => {
