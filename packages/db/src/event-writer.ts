@@ -1,7 +1,8 @@
 // Group commit: batches that arrive while earlier writes are in flight are merged into one statement.
 // Under light load a batch is written at once, alone (no timer, no added latency); under heavy load each
-// statement carries many batches, so the statement's fixed cost (its ~40 parts: milliseconds however few its events) is paid
-// once per group instead of once per request. Every batch is answered only after the statement holding it committed.
+// statement carries many batches, so the statement's fixed cost (its ~40 parts: milliseconds however few its
+// events) is paid once per group instead of once per request. Every batch is answered only after the statement
+// holding it committed.
 // When a statement fails because the database is unreachable, the batches queued behind it fail with it at once:
 // sent on, each would wait out its own timeout against a dead database before its client heard anything.
 import type { Kysely } from 'kysely';
