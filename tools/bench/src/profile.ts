@@ -65,10 +65,11 @@ function busyMs(file: string): number {
  * is tsx's module loader, in the baseline); undefined when there is none.
  */
 export function mainThreadProfile(dir: string): string | undefined {
+  // Each profile read once (they run to tens of MB), not once per comparison of the sort.
   return readdirSync(dir)
     .filter((f) => f.endsWith('.cpuprofile'))
-    .map((f) => join(dir, f))
-    .sort((a, b) => busyMs(b) - busyMs(a))[0];
+    .map((f) => ({ file: join(dir, f), busy: busyMs(join(dir, f)) }))
+    .sort((a, b) => b.busy - a.busy)[0]?.file;
 }
 
 /** Which package a script belongs to: a node_modules package, a workspace package, node itself, or V8's own buckets. */
