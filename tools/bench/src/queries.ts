@@ -32,7 +32,7 @@ export interface QueryBenchOptions {
    * (`pnpm --filter @collector/seed seed --out`), instead of seeding a fresh one. Reported figures come from fresh runs.
    */
   reuse?: { database: string; seedFile: string } | undefined;
-  /** The measured collector under --cpu-prof, its profile summarised after the table (figures are lower with it). */
+  /** The measured collector under --cpu-prof, its profile summarised after the table (latencies are higher with it). */
   profile?: boolean;
 }
 
