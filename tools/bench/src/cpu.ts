@@ -8,6 +8,7 @@ import { type Batch, prepareBatch } from '@collector/db';
 import { judgeEvent, limits, pruneNesting, type StoredEvent } from '@collector/domain';
 import { createEventSource, parseFlags } from '@collector/tool-kit';
 import { type RawEvent, toRows } from './baseline-columns';
+import { stageClock } from './stage-clock';
 
 const { number } = parseFlags('pnpm --filter @collector/bench cpu [--batches 2000] [--rounds 5]', {
   batches: { type: 'string', default: '2000' },
@@ -23,15 +24,10 @@ const events = batchCount * source.batchSize;
 /** Runs `each` over every body; within it, `lap(i)` adds the time since the previous lap to stage i. */
 function time(stageCount: number, each: (body: Buffer, lap: (stage: number) => void) => void): number[] {
   const took = new Array<number>(stageCount).fill(0);
-  let t = process.hrtime.bigint();
-  const lap = (stage: number) => {
-    const now = process.hrtime.bigint();
-    took[stage] = (took[stage] ?? 0) + Number(now - t) / 1000;
-    t = now;
-  };
+  const clock = stageClock(took);
   for (const body of bodies) {
-    t = process.hrtime.bigint();
-    each(body, lap);
+    clock.start();
+    each(body, clock.lap);
   }
   return took;
 }

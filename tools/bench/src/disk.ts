@@ -18,6 +18,7 @@ import {
   createAccountWithApps,
   createEventSource,
   type EventSource,
+  percentile,
   startCollector,
 } from '@collector/tool-kit';
 import pg from 'pg';
@@ -276,9 +277,6 @@ async function simulatedDays(admin: pg.Client, options: DiskBenchOptions): Promi
   return lines;
 }
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
-
 /** Part 3: p99 of a paced load while a retention run deletes, and for as long after it, on the same collector. */
 async function p99DuringRetention(admin: pg.Client, options: DiskBenchOptions): Promise<string[]> {
   const url = await freshDatabase(admin, options, 'p99');
@@ -361,7 +359,7 @@ async function p99DuringRetention(admin: pg.Client, options: DiskBenchOptions): 
   const failed = samples.filter((sample) => sample.status !== 200).length;
   const parsed = JSON.parse(report || '{}') as Record<string, number>;
   const row = (label: string, values: number[]) =>
-    `| ${label} | ${values.length} | ${percentile(values, 50).toFixed(1)} | ${percentile(values, 99).toFixed(1)} | ${(values.at(-1) ?? Number.NaN).toFixed(1)} |`;
+    `| ${label} | ${values.length} | ${percentile(values, 50, true).toFixed(1)} | ${percentile(values, 99, true).toFixed(1)} | ${(values.at(-1) ?? Number.NaN).toFixed(1)} |`;
   return [
     `Ingestion while a retention run deletes ${options.deleteEvents.toLocaleString()} old events (6 to 4.1 days old, RETENTION_DAYS=4), paced at ${options.rate} events/s:`,
     `the run: ${parsed.ms ?? '?'} ms, ${deleted.toLocaleString()} events deleted: ${parsed.partitionsDropped ?? '?'} partitions dropped, ${(parsed.eventsDeleted ?? 0).toLocaleString()} events deleted in chunks; ${failed} requests not 200.`,

@@ -42,6 +42,15 @@ function framesOf(stack: string | undefined) {
   return frames.reverse();
 }
 
+/** The SDK the bench's Sentry events claim to come from. */
+export const browserSdk = { name: 'sentry.javascript.browser', version: '11.12.0' } as const;
+
+const envelopeSdk = JSON.stringify(browserSdk);
+
+/** An envelope of one event, as @sentry/browser posts it to /envelope/. */
+export const envelopeBody = (event: Record<string, unknown>): string =>
+  `{"event_id":"${event.event_id}","sent_at":"${new Date().toISOString()}","sdk":${envelopeSdk}}\n{"type":"event"}\n${JSON.stringify(event)}\n`;
+
 /** The same event as @sentry/browser 11 would send it (fields it always sends included: sdk, contexts, request). */
 function asSentryEvent(event: CollectorEvent): Record<string, unknown> {
   const isRequest = event.type === 'request' && event.request;
@@ -53,8 +62,7 @@ function asSentryEvent(event: CollectorEvent): Record<string, unknown> {
     release: event.release,
     environment: event.environment,
     sdk: {
-      name: 'sentry.javascript.browser',
-      version: '11.12.0',
+      ...browserSdk,
       integrations: [
         'InboundFilters',
         'FunctionToString',
@@ -139,15 +147,9 @@ export async function sentryRound(
     kind === 'envelope'
       ? {
           method: 'POST' as const,
-          path: `/api/${target.projectId}/envelope/?sentry_key=${target.publicKey}&sentry_version=7&sentry_client=sentry.javascript.browser%2F11.12.0`,
+          path: `/api/${target.projectId}/envelope/?sentry_key=${target.publicKey}&sentry_version=7&sentry_client=${encodeURIComponent(`${browserSdk.name}/${browserSdk.version}`)}`,
           headers: { 'content-type': 'text/plain;charset=UTF-8' },
-          setupRequest: (req: autocannon.Request) => {
-            const event = next();
-            return {
-              ...req,
-              body: `{"event_id":"${event.event_id}","sent_at":"${new Date().toISOString()}","sdk":{"name":"sentry.javascript.browser","version":"11.12.0"}}\n{"type":"event"}\n${JSON.stringify(event)}\n`,
-            };
-          },
+          setupRequest: (req: autocannon.Request) => ({ ...req, body: envelopeBody(next()) }),
         }
       : {
           method: 'POST' as const,

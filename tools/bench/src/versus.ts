@@ -19,9 +19,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createEventSource, parseFlags } from '@collector/tool-kit';
+import { createEventSource, parseFlags, percentile } from '@collector/tool-kit';
 import pg from 'pg';
-import { sentryEventSource } from './sentry';
+import { browserSdk, envelopeBody, sentryEventSource } from './sentry';
+import { stageClock } from './stage-clock';
 import { findPgLog } from './workers';
 
 const usage =
@@ -76,14 +77,10 @@ const trees = [await loadTree('against', resolve(flags.against)), await loadTree
 
 // The envelopes: the same bytes for both trees, as `pnpm bench --sentry` sends them (its event source and format).
 const nextEvent = sentryEventSource(createEventSource({}));
-const envelopeOf = (event: Record<string, unknown>) =>
-  Buffer.from(
-    `{"event_id":"${event.event_id}","sent_at":"${new Date().toISOString()}","sdk":{"name":"sentry.javascript.browser","version":"11.12.0"}}\n{"type":"event"}\n${JSON.stringify(event)}\n`,
-  );
-const client = 'sentry.javascript.browser/11.12.0';
+const client = `${browserSdk.name}/${browserSdk.version}`;
 
 /** One round's envelopes; every round has new event ids, so the write statement never finds a duplicate. */
-const roundEnvelopes = () => Array.from({ length: eventsPerRound }, () => envelopeOf(nextEvent()));
+const roundEnvelopes = () => Array.from({ length: eventsPerRound }, () => Buffer.from(envelopeBody(nextEvent())));
 
 const nodeStages = ['parse envelope', 'map Sentry event', 'judge', 'prepareBatch'] as const;
 
@@ -93,14 +90,9 @@ function nodeWork(tree: Tree, envelopes: readonly Buffer[], appKey: string, took
   const { fromSentryEvent, judgeEvent } = tree.domain;
   const { prepareBatch } = tree.db;
   const prepared: Module[] = [];
-  let t = process.hrtime.bigint();
-  const lap = (stage: number) => {
-    const now = process.hrtime.bigint();
-    took[stage] = (took[stage] ?? 0) + Number(now - t) / 1000;
-    t = now;
-  };
+  const { start, lap } = stageClock(took);
   for (const body of envelopes) {
-    t = process.hrtime.bigint();
+    start();
     const receivedAt = Date.now();
     const parser = new EnvelopeParser();
     parser.push(body);
@@ -186,11 +178,7 @@ async function postgresWork(
   }
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
+const median = (values: number[]) => percentile(values, 50);
 const fmt = (us: number) => us.toFixed(1).padStart(8);
 
 const admin = new pg.Client({ connectionString: flags['pg-url'] });
