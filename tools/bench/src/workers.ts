@@ -4,8 +4,10 @@
 // events/s, p99, the RSS of all the collector's processes, the share of PostgreSQL's active backends that wait on a
 // lock (pg_stat_activity sampled every 50 ms), and the waits for a row lock longer than 10 ms, per 1,000 batches: the
 // database runs with log_lock_waits = on and deadlock_timeout = 10ms, and every "still waiting" line the server logs
-// for it is counted (--pg-log names the server's log file; Debian's is found by itself). Nothing lost: every accepted
-// event is stored, and the app's counters equal its events.
+// for it is counted (--pg-log names the server's log file; Debian's is found by itself). And the CPU each event cost
+// the server's processes, PostgreSQL (every postgres process of the machine: run it on a quiet one) and the load
+// generator: on few cores more processes can only keep up if they cost no more per event. Nothing lost: every
+// accepted event is stored, and the app's counters equal its events.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -15,6 +17,8 @@ import {
   fmt,
   freePort,
   memoryMiB,
+  postgresCpuMs,
+  processCpuMs,
   processTree,
   startChild,
   startCollector,
@@ -45,11 +49,16 @@ interface Point {
   waitsPer1000: number | undefined;
   otherWaitsPer1000: number | undefined;
   batches: number;
+  /** CPU µs per stored event: the server's processes, PostgreSQL's, and this process's (the load). */
+  cpuPerEvent: { server: number; postgres: number; load: number };
   lost: string;
 }
 
 /** RSS (MiB) of a process and of every process below it. */
 const treeRssMiB = (pid: number): number => processTree(pid).reduce((sum, each) => sum + (memoryMiB(each).rss || 0), 0);
+
+/** CPU time (ms) of a process and of every process below it. */
+const treeCpuMs = (pid: number): number => processTree(pid).reduce((sum, each) => sum + (processCpuMs(each) || 0), 0);
 
 /** The server's log file: --pg-log, or Debian's for the server's major version. */
 export function findPgLog(given: string | undefined, version: string): string | undefined {
@@ -168,11 +177,20 @@ export async function runWorkersBench(options: WorkersBenchOptions): Promise<voi
       const locks = watchLocks(database);
       const rss: number[] = [];
       const rssTimer = setInterval(() => rss.push(treeRssMiB(child.pid)), 500);
+      // Where the CPU went, per event: on two cores more processes can only help if they cost no more per event.
+      const cpuBefore = { server: treeCpuMs(child.pid), postgres: postgresCpuMs(), load: process.cpuUsage() };
       const round = await closedLoopRound(target, source, tally, {
         connections: options.connections,
         seconds: options.seconds,
       });
       clearInterval(rssTimer);
+      const events = Math.max(round.accepted, 1);
+      const load = process.cpuUsage(cpuBefore.load);
+      const cpuPerEvent = {
+        server: ((treeCpuMs(child.pid) - cpuBefore.server) * 1000) / events,
+        postgres: ((postgresCpuMs() - cpuBefore.postgres) * 1000) / events,
+        load: (load.user + load.system) / events,
+      };
       const lockShare = await locks();
       // The server writes its log line when the wait passes 10 ms: give the last ones time to land.
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -189,6 +207,7 @@ export async function runWorkersBench(options: WorkersBenchOptions): Promise<voi
         waitsPer1000: waits === undefined ? undefined : (waits.rows / Math.max(round.requests, 1)) * 1000,
         otherWaitsPer1000: waits === undefined ? undefined : (waits.other / Math.max(round.requests, 1)) * 1000,
         batches: round.requests,
+        cpuPerEvent,
         lost,
       };
     } finally {
@@ -205,22 +224,25 @@ export async function runWorkersBench(options: WorkersBenchOptions): Promise<voi
         `  ${which} WORKERS=${workers}: ${fmt(point.eventsPerSecond)} events/s, p99 ${fmt(point.p99)} ms, ` +
           `waiting on locks ${fmt(point.lockShare * 100)}% of active backends, ` +
           `row-lock waits > 10 ms ${point.waitsPer1000 === undefined ? 'n/a' : fmt(point.waitsPer1000, 1)} per 1,000 batches ` +
-          `(other lock waits ${point.otherWaitsPer1000 === undefined ? 'n/a' : fmt(point.otherWaitsPer1000, 1)}), ${point.lost}`,
+          `(other lock waits ${point.otherWaitsPer1000 === undefined ? 'n/a' : fmt(point.otherWaitsPer1000, 1)}), ` +
+          `CPU µs per event: server ${fmt(point.cpuPerEvent.server)}, PostgreSQL ${fmt(point.cpuPerEvent.postgres)}, ` +
+          `load ${fmt(point.cpuPerEvent.load)}; ${point.lost}`,
       );
     }
   }
   const first = points.find((point) => point.which === 'collector');
   console.log('');
   console.log(
-    '| WORKERS | collector events/s | vs WORKERS=1 | p99 ms | RSS MiB (all processes) | active backends waiting on locks | row-lock waits > 10 ms per 1,000 batches | baseline events/s | baseline p99 ms | collector / baseline |',
+    '| WORKERS | collector events/s | vs WORKERS=1 | p99 ms | RSS MiB (all processes) | active backends waiting on locks | row-lock waits > 10 ms per 1,000 batches | collector CPU µs per event: server / PostgreSQL | baseline events/s | baseline p99 ms | collector / baseline |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const workers of options.workers) {
     const c = points.find((point) => point.which === 'collector' && point.workers === workers) as Point;
     const b = points.find((point) => point.which === 'baseline' && point.workers === workers) as Point;
     console.log(
       `| ${workers} | ${fmt(c.eventsPerSecond)} | ${fmt(c.eventsPerSecond / (first?.eventsPerSecond ?? Number.NaN), 2)}x | ${fmt(c.p99)} | ${fmt(c.rssMiB)} | ` +
-        `${fmt(c.lockShare * 100)}% | ${c.waitsPer1000 === undefined ? 'n/a' : fmt(c.waitsPer1000, 1)} | ${fmt(b.eventsPerSecond)} | ${fmt(b.p99)} | ` +
+        `${fmt(c.lockShare * 100)}% | ${c.waitsPer1000 === undefined ? 'n/a' : fmt(c.waitsPer1000, 1)} | ` +
+        `${fmt(c.cpuPerEvent.server)} / ${fmt(c.cpuPerEvent.postgres)} | ${fmt(b.eventsPerSecond)} | ${fmt(b.p99)} | ` +
         `${fmt(c.eventsPerSecond / b.eventsPerSecond, 2)}x |`,
     );
   }
