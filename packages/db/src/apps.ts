@@ -1,5 +1,6 @@
 import { type App, type AppType, type OrgRole, sentryDsn, uniqueSlug } from '@collector/domain';
 import type { Insertable, Kysely } from 'kysely';
+import { prepared } from './connection';
 import type { AppRow, AppsTable, Database } from './schema';
 
 /** An app's row with its organization's slug. */
@@ -47,12 +48,13 @@ export async function findAppAccess(
   appKey: string,
   userId: string | null,
 ): Promise<{ orgId: string | null; role: OrgRole | undefined } | undefined> {
-  const row = await db
+  const query = db
     .selectFrom('apps as a')
     .leftJoin('memberships as m', (join) => join.onRef('m.org_id', '=', 'a.org_id').on('m.user_id', '=', userId ?? ''))
     .select(['a.org_id', 'm.role'])
-    .where('a.app_key', '=', appKey)
-    .executeTakeFirst();
+    .where('a.app_key', '=', appKey);
+  // Every request about one app is authorized by it: prepared once per connection.
+  const row = (await db.executeQuery(prepared(query))).rows[0];
   return row && { orgId: row.org_id, role: (row.role ?? undefined) as OrgRole | undefined };
 }
 

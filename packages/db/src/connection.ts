@@ -2,7 +2,15 @@
 // embedded-postgres.ts starts), otherwise PGlite in a folder (EMBEDDED=pglite).
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from 'kysely';
+import {
+  type Compilable,
+  type CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  type PostgresPool,
+  type PostgresPoolClient,
+  sql,
+} from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { Database } from './schema';
@@ -80,6 +88,16 @@ function leavesConnectionUsable(error: unknown): boolean {
  * their cost. Only texts that never change may carry it: the name is given per distinct text.
  */
 export const PREPARED = '/* prepared */ ';
+
+/**
+ * A query built with Kysely, compiled and marked PREPARED: for the look-ups every request makes (its session, its
+ * organizations, an app's access, a token), whose planning cost more than running them (docs/performance.md). Run it
+ * with `db.executeQuery`. The builder must make the same text at every call: values only as parameters.
+ */
+export function prepared<R>(query: Compilable<R>): CompiledQuery<R> {
+  const compiled = query.compile();
+  return { ...compiled, sql: `${PREPARED}${compiled.sql}` };
+}
 
 const MAX_PREPARED_TEXTS = 64;
 const preparedNames = new Map<string, string>();

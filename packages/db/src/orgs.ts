@@ -1,6 +1,7 @@
 // Organizations and their members.
 import { type Org, type OrgRole, uniqueSlug } from '@collector/domain';
 import type { Kysely } from 'kysely';
+import { prepared } from './connection';
 import type { Database, OrganizationsTable } from './schema';
 
 export interface OrgRow extends OrganizationsTable {
@@ -19,7 +20,7 @@ export const toOrg = (row: OrgRow): Org => ({
  * the others, oldest membership first.
  */
 export async function listUserOrgs(db: Kysely<Database>, userId: string): Promise<OrgRow[]> {
-  const rows = await db
+  const query = db
     .selectFrom('memberships as m')
     .innerJoin('organizations as o', 'o.id', 'm.org_id')
     .leftJoin('users as u', (join) => join.onRef('u.id', '=', 'm.user_id').onRef('u.own_org_id', '=', 'm.org_id'))
@@ -27,9 +28,9 @@ export async function listUserOrgs(db: Kysely<Database>, userId: string): Promis
     .where('m.user_id', '=', userId)
     .orderBy((eb) => eb.case().when('u.id', 'is not', null).then(0).else(1).end())
     .orderBy('m.created_at')
-    .orderBy('o.slug')
-    .execute();
-  return rows as OrgRow[];
+    .orderBy('o.slug');
+  // Every read over all of a user's apps starts here: prepared once per connection.
+  return (await db.executeQuery(prepared(query))).rows as OrgRow[];
 }
 
 export async function findOrgBySlug(db: Kysely<Database>, slug: string): Promise<OrganizationsTable | undefined> {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { prepared } from './connection';
 import type { Database, SessionRow, UserRow } from './schema';
 
 export async function insertSession(db: Kysely<Database>, session: SessionRow): Promise<void> {
@@ -11,7 +12,7 @@ export async function findSessionWithUser(
   db: Kysely<Database>,
   sessionId: string,
 ): Promise<SessionWithUser | undefined> {
-  const row = await db
+  const query = db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
     .select([
@@ -23,8 +24,9 @@ export async function findSessionWithUser(
       'users.email',
       'users.created_at as user_created_at',
     ])
-    .where('sessions.id', '=', sessionId)
-    .executeTakeFirst();
+    .where('sessions.id', '=', sessionId);
+  // Every request signed in with a session makes this look-up: prepared once per connection.
+  const row = (await db.executeQuery(prepared(query))).rows[0];
   if (!row) return undefined;
   const { email, user_created_at, ...session } = row;
   return { ...session, user: { id: session.user_id, email, created_at: user_created_at } };

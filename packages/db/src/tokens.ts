@@ -1,6 +1,7 @@
 // API tokens, invitations and password resets: secrets whose SHA-256 alone is stored, looked up by it.
 import type { TokenScope } from '@collector/domain';
 import type { Kysely, Selectable } from 'kysely';
+import { prepared } from './connection';
 import type { ApiTokensTable, Database, InvitationsTable } from './schema';
 
 export type ApiTokenRow = Selectable<ApiTokensTable> & { org_slug: string | null };
@@ -30,12 +31,13 @@ const tokenColumns = [
 ] as const;
 
 export async function findApiTokenByHash(db: Kysely<Database>, hash: string): Promise<ApiTokenRow | undefined> {
-  return db
+  const query = db
     .selectFrom('api_tokens')
     .leftJoin('organizations', 'organizations.id', 'api_tokens.org_id')
     .select(tokenColumns)
-    .where('api_tokens.hash', '=', hash)
-    .executeTakeFirst();
+    .where('api_tokens.hash', '=', hash);
+  // Every request signed with a token (sentry-cli's, the API's) makes this look-up: prepared once per connection.
+  return (await db.executeQuery(prepared(query))).rows[0];
 }
 
 /** The user's own tokens and the tokens of the organizations in `orgIds` (those the user may manage), newest first. */
