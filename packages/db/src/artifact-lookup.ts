@@ -55,6 +55,28 @@ export interface ArtifactMatches {
 
 const LOOKUP_ROWS = 500;
 
+/**
+ * Whether the organization holds a bundle of this release and dist: when not, no file of an event of it can be found
+ * by URL (bundles uploaded with debug IDs alone, as sentry-cli does by default, have no release).
+ */
+export async function releaseHasBundles(
+  db: Db,
+  orgId: string,
+  release: string,
+  dist: string | undefined,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('artifact_bundles as b')
+    .select(sql.lit(1).as('one'))
+    .where('b.org_id', '=', orgId)
+    .where('b.state', '=', 'ok')
+    .where('b.release', '=', release)
+    .where((eb) => (dist === undefined ? eb('b.dist', 'is', null) : eb('b.dist', '=', dist)))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function findSourceMaps(db: Db, query: ArtifactQuery): Promise<ArtifactMatches> {
   const byDebugId = new Map<string, SourceMapRef>();
   const byFileUrl = new Map<string, SourceMapRef>();

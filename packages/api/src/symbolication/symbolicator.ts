@@ -2,8 +2,18 @@
 // (a map uploaded after the event). Finds each frame's map (db artifact-lookup.ts), maps the positions in the worker
 // pool (pool.ts) within a time limit per event, and puts the mapped frames in the event (domain symbolication.ts).
 // An app whose organization has no bundle costs one cached answer per few seconds, and an event with neither debug
-// images nor a release nothing at all.
-import { appArtifacts, artifactContent, type Db, findSourceMaps, renewBundles, type SourceMapRef } from '@collector/db';
+// images nor a release nothing at all. Look-ups are cached for as long (a map, or none): the events of one release ask
+// about the same few files, and an app that uploads maps should not pay a query per event for frames no map covers.
+import {
+  type ArtifactMatches,
+  appArtifacts,
+  artifactContent,
+  type Db,
+  findSourceMaps,
+  releaseHasBundles,
+  renewBundles,
+  type SourceMapRef,
+} from '@collector/db';
 import {
   afterMapping,
   applyPositions,
@@ -36,9 +46,10 @@ export const defaultSymbolicationOptions: SymbolicationOptions = {
   cacheBytes: 64 * 1024 * 1024,
 };
 
-/** How long an app's "has bundles" answer is trusted: a first upload is used within this time. */
+/** How long an app's "has bundles" answer, and a file's or debug ID's map (or none), is trusted: an upload is used within this time. */
 const APP_TTL_MS = 5_000;
 const APPS_CAPACITY = 10_000;
+const LOOKUPS_CAPACITY = 10_000;
 /** A bundle that maps an event is renewed at most this often (artifact_bundles.last_used_at). */
 const RENEW_EVERY_MS = 60 * 60 * 1000;
 /** Manifest URLs asked for per event: frames of one bundle share them, so few are needed. */
@@ -60,6 +71,10 @@ const mapKey = (ref: { bundleId: string; url: string }) => `${ref.bundleId}\n${r
 
 export class Symbolicator {
   private readonly apps = new Map<string, AppEntry>();
+  /** Each debug ID's and release file's map, or none (undefined), per organization; the query's promise while it runs. */
+  private readonly lookups = new Map<string, { until: number; ref: Promise<SourceMapRef | undefined> }>();
+  /** Whether an organization has bundles of a release and dist, as long. */
+  private readonly releases = new Map<string, { until: number; has: Promise<boolean> }>();
   private readonly renewed = new Map<string, number>();
   private readonly pool: MappingPool;
 
@@ -207,14 +222,7 @@ export class Symbolicator {
       else if (event.release !== undefined && fileUrls.size < MAX_FILE_URLS)
         for (const url of artifactUrlsFor(location)) fileUrls.add(url);
     }
-    const matches = await findSourceMaps(this.db, {
-      orgId,
-      debugIds: [...debugIds],
-      release: event.release,
-      dist: event.dist,
-      fileUrls: [...fileUrls],
-      mapUrlsFor: sourceMapUrlFor,
-    });
+    const matches = await this.findMaps(orgId, [...debugIds], event.release, event.dist, [...fileUrls]);
     const frames: FrameRef[] = mappable.map(({ list, index, location }) => {
       const debugId = frameDebugId(list, index);
       const ref =
@@ -252,6 +260,83 @@ export class Symbolicator {
       deadline,
     );
     return { frames, result };
+  }
+
+  /**
+   * findSourceMaps through the cache: only the debug IDs and file URLs not looked up in the last APP_TTL_MS are asked
+   * for, in one query, and concurrent events share it. A failed query is not kept.
+   */
+  private async findMaps(
+    orgId: string,
+    debugIds: string[],
+    release: string | undefined,
+    dist: string | undefined,
+    fileUrls: string[],
+  ): Promise<ArtifactMatches> {
+    const now = this.clock();
+    const cached = (key: string) => {
+      const entry = this.lookups.get(key);
+      return entry && entry.until > now ? entry.ref : undefined;
+    };
+    const debugKey = (id: string) => `d\0${orgId}\0${id}`;
+    const fileKey = (url: string) => `f\0${orgId}\0${release}\0${dist ?? ''}\0${url}`;
+    // Files are looked up by URL only in a release that has bundles: one answer per release, not one per file.
+    const urls =
+      fileUrls.length > 0 && release !== undefined && !(await this.releaseHasBundles(orgId, release, dist, now))
+        ? []
+        : fileUrls;
+    const asked = [...debugIds.map(debugKey), ...urls.map(fileKey)];
+    const refs = new Map(asked.map((key) => [key, cached(key)]));
+    const newDebugIds = debugIds.filter((id) => refs.get(debugKey(id)) === undefined);
+    const newFileUrls = urls.filter((url) => refs.get(fileKey(url)) === undefined);
+    if (newDebugIds.length > 0 || newFileUrls.length > 0) {
+      const found = findSourceMaps(this.db, {
+        orgId,
+        debugIds: newDebugIds,
+        release,
+        dist,
+        fileUrls: newFileUrls,
+        mapUrlsFor: sourceMapUrlFor,
+      });
+      const fresh = [
+        ...newDebugIds.map((id) => [debugKey(id), found.then((matches) => matches.byDebugId.get(id))] as const),
+        ...newFileUrls.map((url) => [fileKey(url), found.then((matches) => matches.byFileUrl.get(url))] as const),
+      ];
+      if (this.lookups.size + fresh.length > LOOKUPS_CAPACITY) this.lookups.clear();
+      for (const [key, ref] of fresh) {
+        refs.set(key, ref);
+        this.lookups.set(key, { until: now + APP_TTL_MS, ref });
+      }
+      found.catch(() => {
+        for (const [key, ref] of fresh) if (this.lookups.get(key)?.ref === ref) this.lookups.delete(key);
+      });
+    }
+    // All awaited at once: a failed query rejects every promise made from it, and none is left unhandled.
+    const answers = await Promise.all(asked.map((key) => refs.get(key)));
+    const byKey = new Map(asked.map((key, i) => [key, answers[i]]));
+    const found = (ids: string[], keyOf: (id: string) => string) => {
+      const refsById = new Map<string, SourceMapRef>();
+      for (const id of ids) {
+        const ref = byKey.get(keyOf(id));
+        if (ref !== undefined) refsById.set(id, ref);
+      }
+      return refsById;
+    };
+    return { byDebugId: found(debugIds, debugKey), byFileUrl: found(urls, fileKey) };
+  }
+
+  /** releaseHasBundles through the same cache as the files' look-ups. */
+  private releaseHasBundles(orgId: string, release: string, dist: string | undefined, now: number): Promise<boolean> {
+    const key = `r\0${orgId}\0${release}\0${dist ?? ''}`;
+    const entry = this.releases.get(key);
+    if (entry && entry.until > now) return entry.has;
+    const has = releaseHasBundles(this.db, orgId, release, dist);
+    if (this.releases.size >= APPS_CAPACITY) this.releases.clear();
+    this.releases.set(key, { until: now + APP_TTL_MS, has });
+    has.catch(() => {
+      if (this.releases.get(key)?.has === has) this.releases.delete(key);
+    });
+    return has;
   }
 
   /** At most once an hour per bundle, in the background: the event does not wait for it. */
