@@ -46,7 +46,10 @@ export const defaultSymbolicationOptions: SymbolicationOptions = {
   cacheBytes: 64 * 1024 * 1024,
 };
 
-/** How long an app's "has bundles" answer, and a file's or debug ID's map (or none), is trusted: an upload is used within this time. */
+/**
+ * How long an app's "has bundles" answer, a release's, and a file's or debug ID's map (or none) are trusted: an upload
+ * is used within this time.
+ */
 const APP_TTL_MS = 5_000;
 const APPS_CAPACITY = 10_000;
 const LOOKUPS_CAPACITY = 10_000;
@@ -71,7 +74,7 @@ const mapKey = (ref: { bundleId: string; url: string }) => `${ref.bundleId}\n${r
 
 export class Symbolicator {
   private readonly apps = new Map<string, AppEntry>();
-  /** Each debug ID's and release file's map, or none (undefined), per organization; the query's promise while it runs. */
+  /** Each debug ID's and release file's map, or none (undefined), per organization; the query's promise meanwhile. */
   private readonly lookups = new Map<string, { until: number; ref: Promise<SourceMapRef | undefined> }>();
   /** Whether an organization has bundles of a release and dist, as long. */
   private readonly releases = new Map<string, { until: number; has: Promise<boolean> }>();
