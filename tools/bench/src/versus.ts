@@ -10,12 +10,16 @@
 //             one after another), on a fresh database of its own migrated by the tree, plus its ledger's fold every
 //             `--fold-every` statements: PostgreSQL's time with the round trip, the wall clock of each call
 //
+// --batches compares the batch endpoint's work instead: 50-event bodies as `pnpm bench` sends them, parsed, each event
+// judged, each body's rows serialised; statements of `--group` events (rounded to whole bodies).
+//
 // --explain [RATE] adds where the write statement's time goes, part by part (its CTEs): auto_explain logs the plans of
 // that share of statements (0.02) with actual times to the server's log (--pg-log, or Debian's), and the top node of
 // each part is summed, per statement, for each tree. A part's time includes the earlier parts it was first to read.
 //
 //   pnpm --filter @collector/bench versus --against ../old [--rounds 8] [--events 2000] [--group 16] [--fold-every 25]
 //     [--pg-url postgres://postgres@127.0.0.1:5432/postgres] [--parts node,postgres] [--explain 0.02] [--pg-log FILE]
+//     [--batches]
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -26,7 +30,7 @@ import { stageClock } from './stage-clock';
 import { findPgLog } from './workers';
 
 const usage =
-  'pnpm --filter @collector/bench versus --against DIR [--rounds 8] [--events 2000] [--group 16] [--fold-every 25] [--pg-url URL] [--parts node,postgres] [--explain RATE] [--pg-log FILE]';
+  'pnpm --filter @collector/bench versus --against DIR [--rounds 8] [--events 2000] [--group 16] [--fold-every 25] [--pg-url URL] [--parts node,postgres] [--explain RATE] [--pg-log FILE] [--batches]';
 const { flags, number } = parseFlags(usage, {
   against: { type: 'string' },
   rounds: { type: 'string', default: '8' },
@@ -37,6 +41,7 @@ const { flags, number } = parseFlags(usage, {
   parts: { type: 'string', default: 'node,postgres' },
   explain: { type: 'string' },
   'pg-log': { type: 'string' },
+  batches: { type: 'boolean', default: false },
 });
 if (!flags.against) {
   console.error(`--against DIR is required\n\n${usage}`);
@@ -81,6 +86,13 @@ const client = `${browserSdk.name}/${browserSdk.version}`;
 
 /** One round's envelopes; every round has new event ids, so the write statement never finds a duplicate. */
 const roundEnvelopes = () => Array.from({ length: eventsPerRound }, () => Buffer.from(envelopeBody(nextEvent())));
+// --batches: 50-event bodies of the batch endpoint instead, as `pnpm bench` sends them.
+const batchSource = createEventSource({});
+const roundBatches = () =>
+  Array.from({ length: Math.ceil(eventsPerRound / batchSource.batchSize) }, () =>
+    Buffer.from(batchSource.batch('web_versus')),
+  );
+const eventsIn = (inputs: readonly Buffer[]) => (flags.batches ? inputs.length * batchSource.batchSize : inputs.length);
 
 const nodeStages = ['parse envelope', 'map Sentry event', 'judge', 'prepareBatch'] as const;
 
@@ -157,7 +169,32 @@ async function treeDatabase(tree: Tree, admin: pg.Client) {
   return { name, database, appKey };
 }
 
-/** The tree's statements for the prepared batches, `groupSize` a statement, one after another; µs in all. */
+/** --batches: the tree's Node work for each batch body (parsed, each event judged, its rows serialised); µs in all. */
+function batchWork(tree: Tree, bodies: readonly Buffer[], appKey: string, took: number[]): Module[] {
+  const { judgeEvent } = tree.domain;
+  const { prepareBatch } = tree.db;
+  const prepared: Module[] = [];
+  const { start, lap } = stageClock(took);
+  for (const body of bodies) {
+    start();
+    const receivedAt = Date.now();
+    const parsed = JSON.parse(body.toString('utf8')) as { events: unknown[] };
+    lap(0);
+    lap(1);
+    const events = [];
+    for (const raw of parsed.events) {
+      const verdict = judgeEvent(raw, { appKey, receivedAt, source: 'batch', storeIp: true });
+      if (!verdict.ok) throw new Error(`${tree.name}: an event was rejected: ${verdict.message}`);
+      events.push(verdict.event);
+    }
+    lap(2);
+    prepared.push(prepareBatch({ appKey, events, receivedAt }));
+    lap(3);
+  }
+  return prepared;
+}
+
+/** The tree's statements for the prepared batches, `groupSize` events a statement, one after another; µs in all. */
 async function postgresWork(
   tree: Tree,
   db: Module,
@@ -165,9 +202,10 @@ async function postgresWork(
   took: { statements: number; folds: number },
   state: { sinceFold: number },
 ) {
-  for (let from = 0; from < prepared.length; from += groupSize) {
+  const perStatement = flags.batches ? Math.max(1, Math.round(groupSize / batchSource.batchSize)) : groupSize;
+  for (let from = 0; from < prepared.length; from += perStatement) {
     const t = process.hrtime.bigint();
-    await tree.db.storePreparedBatches(db, prepared.slice(from, from + groupSize));
+    await tree.db.storePreparedBatches(db, prepared.slice(from, from + perStatement));
     took.statements += Number(process.hrtime.bigint() - t) / 1000;
     if (++state.sinceFold >= foldEvery) {
       state.sinceFold = 0;
@@ -202,21 +240,22 @@ const foldState = trees.map(() => ({ sinceFold: 0 }));
 try {
   // A warm-up round each (JIT, caches, the first statements' plans), then the rounds, alternating which tree goes first.
   for (let round = -1; round < rounds; round++) {
-    const envelopes = roundEnvelopes();
+    const envelopes = flags.batches ? roundBatches() : roundEnvelopes();
+    const events = eventsIn(envelopes);
     const order = round % 2 === 0 ? [0, 1] : [1, 0];
     for (const index of order) {
       const tree = trees[index] as Tree;
       const took = new Array<number>(nodeStages.length).fill(0);
-      const prepared = nodeWork(tree, envelopes, appKeyOf(index), took);
-      if (round >= 0) nodeRuns[index]?.push(took.map((us) => us / envelopes.length));
+      const prepared = (flags.batches ? batchWork : nodeWork)(tree, envelopes, appKeyOf(index), took);
+      if (round >= 0) nodeRuns[index]?.push(took.map((us) => us / events));
       const database = databases[index];
       if (database) {
         const pgTook = { statements: 0, folds: 0 };
         await postgresWork(tree, database.database.db, prepared, pgTook, foldState[index] as { sinceFold: number });
         if (round >= 0)
           postgresRuns[index]?.push({
-            statements: pgTook.statements / envelopes.length,
-            folds: pgTook.folds / envelopes.length,
+            statements: pgTook.statements / events,
+            folds: pgTook.folds / events,
           });
       }
     }
@@ -228,7 +267,7 @@ try {
 }
 
 console.log(
-  `${rounds} rounds of ${eventsPerRound} envelope events, alternating; median of the rounds, µs per event` +
+  `${rounds} rounds of ${eventsPerRound} ${flags.batches ? 'batch (50 a body)' : 'envelope'} events, alternating; median of the rounds, µs per event` +
     (databases.length ? `; statements of ${groupSize} events, a fold every ${foldEvery} statements` : ''),
 );
 console.log(`against: ${trees[0]?.dir}\nthis:    ${trees[1]?.dir}`);
@@ -236,7 +275,8 @@ console.log(`${'stage'.padEnd(18)} ${'against'.padStart(8)} ${'this'.padStart(8)
 const row = (label: string, a: number, b: number) =>
   console.log(`${label.padEnd(18)} ${fmt(a)} ${fmt(b)}  ${(b / a).toFixed(2)}x`);
 if (parts.has('node')) {
-  for (const [stage, label] of nodeStages.entries())
+  const labels = flags.batches ? ['parse body', '(no mapping)', 'judge', 'prepareBatch'] : nodeStages;
+  for (const [stage, label] of labels.entries())
     row(
       label,
       median(nodeRuns[0]?.map((run) => run[stage] ?? 0) ?? []),
