@@ -3,15 +3,18 @@
 import { randomBytes } from 'node:crypto';
 import { HOUR, type StoredEvent } from '@collector/domain';
 import { afterAll } from 'vitest';
-import { testDatabaseUrl } from '../../test/database';
+import { emptyTestDatabaseUrl, testDatabaseUrl } from '../../test/database';
 import { insertApp } from '../apps';
 import { openDatabase } from '../connection';
 import { type StoreResult, storePreparedBatches } from '../ingest';
 import { migrateToLatest } from '../migrate';
 import { type Batch, prepareBatch } from './batch';
 
-export async function openWritePathDatabase(name: string) {
-  const database = await openDatabase({ url: await testDatabaseUrl() });
+export async function openWritePathDatabase(name: string, options: { ownDatabase?: boolean } = {}) {
+  // ownDatabase: a database of the test's own even with TEST_DATABASE_URL, where every file shares one, for a test
+  // that needs no other transaction beside it (a vacuum removes no row an open snapshot of its database may see).
+  const url = options.ownDatabase ? await emptyTestDatabaseUrl() : await testDatabaseUrl();
+  const database = await openDatabase({ url });
   await migrateToLatest(database.db);
   afterAll(() => database.close());
   const db = database.db;
