@@ -84,39 +84,71 @@ const trees = [await loadTree('against', resolve(flags.against)), await loadTree
 const nextEvent = sentryEventSource(createEventSource({}));
 const client = `${browserSdk.name}/${browserSdk.version}`;
 
-/** One round's envelopes; every round has new event ids, so the write statement never finds a duplicate. */
-const roundEnvelopes = () => Array.from({ length: eventsPerRound }, () => Buffer.from(envelopeBody(nextEvent())));
+/**
+ * A body format: one round's bodies (new event ids every round, so the write statement never finds a duplicate), and
+ * how a tree reads one before judging: parsed (the first stage), then mapped to the collector's events (the second).
+ */
+interface Format {
+  name: string;
+  stages: readonly [string, string];
+  source: 'sentry' | 'batch';
+  eventsPerBody: number;
+  bodies: () => Buffer[];
+  parse: (tree: Tree, body: Buffer) => Module;
+  map: (tree: Tree, parsed: Module, receivedAt: number) => unknown[];
+}
+
+const envelopeFormat: Format = {
+  name: 'envelope',
+  stages: ['parse envelope', 'map Sentry event'],
+  source: 'sentry',
+  eventsPerBody: 1,
+  bodies: () => Array.from({ length: eventsPerRound }, () => Buffer.from(envelopeBody(nextEvent()))),
+  parse: (tree, body) => {
+    const parser = new tree.envelope.EnvelopeParser();
+    parser.push(body);
+    return parser.end();
+  },
+  map: (tree, envelope, receivedAt) =>
+    envelope.events.map(({ eventId, event }: Module) =>
+      tree.domain.fromSentryEvent(event, { receivedAt, eventId, client }),
+    ),
+};
+
 // --batches: 50-event bodies of the batch endpoint instead, as `pnpm bench` sends them.
 const batchSource = createEventSource({});
-const roundBatches = () =>
-  Array.from({ length: Math.ceil(eventsPerRound / batchSource.batchSize) }, () =>
-    Buffer.from(batchSource.batch('web_versus')),
-  );
-const eventsIn = (inputs: readonly Buffer[]) => (flags.batches ? inputs.length * batchSource.batchSize : inputs.length);
+const batchFormat: Format = {
+  name: 'batch (50 a body)',
+  stages: ['parse body', '(no mapping)'],
+  source: 'batch',
+  eventsPerBody: batchSource.batchSize,
+  bodies: () =>
+    Array.from({ length: Math.ceil(eventsPerRound / batchSource.batchSize) }, () =>
+      Buffer.from(batchSource.batch('web_versus')),
+    ),
+  parse: (_tree, body) => JSON.parse(body.toString('utf8')),
+  map: (_tree, parsed) => parsed.events,
+};
 
-const nodeStages = ['parse envelope', 'map Sentry event', 'judge', 'prepareBatch'] as const;
+const format = flags.batches ? batchFormat : envelopeFormat;
+const nodeStages = [...format.stages, 'judge', 'prepareBatch'] as const;
 
-/** The tree's Node work for each envelope, stage by stage (µs in all); returns the prepared one-event batches. */
-function nodeWork(tree: Tree, envelopes: readonly Buffer[], appKey: string, took: number[]): Module[] {
-  const { EnvelopeParser } = tree.envelope;
-  const { fromSentryEvent, judgeEvent } = tree.domain;
+/** The tree's Node work for each body, stage by stage (µs in all); returns the prepared batches, one a body. */
+function nodeWork(tree: Tree, bodies: readonly Buffer[], appKey: string, took: number[]): Module[] {
+  const { judgeEvent } = tree.domain;
   const { prepareBatch } = tree.db;
   const prepared: Module[] = [];
   const { start, lap } = stageClock(took);
-  for (const body of envelopes) {
+  for (const body of bodies) {
     start();
     const receivedAt = Date.now();
-    const parser = new EnvelopeParser();
-    parser.push(body);
-    const envelope = parser.end();
+    const parsed = format.parse(tree, body);
     lap(0);
-    const raws = envelope.events.map(({ eventId, event }: Module) =>
-      fromSentryEvent(event, { receivedAt, eventId, client }),
-    );
+    const raws = format.map(tree, parsed, receivedAt);
     lap(1);
     const events = [];
     for (const raw of raws) {
-      const verdict = judgeEvent(raw, { appKey, receivedAt, source: 'sentry', storeIp: true });
+      const verdict = judgeEvent(raw, { appKey, receivedAt, source: format.source, storeIp: true });
       if (!verdict.ok) throw new Error(`${tree.name}: an event was rejected: ${verdict.message}`);
       events.push(verdict.event);
     }
@@ -169,31 +201,6 @@ async function treeDatabase(tree: Tree, admin: pg.Client) {
   return { name, database, appKey };
 }
 
-/** --batches: the tree's Node work for each batch body (parsed, each event judged, its rows serialised); µs in all. */
-function batchWork(tree: Tree, bodies: readonly Buffer[], appKey: string, took: number[]): Module[] {
-  const { judgeEvent } = tree.domain;
-  const { prepareBatch } = tree.db;
-  const prepared: Module[] = [];
-  const { start, lap } = stageClock(took);
-  for (const body of bodies) {
-    start();
-    const receivedAt = Date.now();
-    const parsed = JSON.parse(body.toString('utf8')) as { events: unknown[] };
-    lap(0);
-    lap(1);
-    const events = [];
-    for (const raw of parsed.events) {
-      const verdict = judgeEvent(raw, { appKey, receivedAt, source: 'batch', storeIp: true });
-      if (!verdict.ok) throw new Error(`${tree.name}: an event was rejected: ${verdict.message}`);
-      events.push(verdict.event);
-    }
-    lap(2);
-    prepared.push(prepareBatch({ appKey, events, receivedAt }));
-    lap(3);
-  }
-  return prepared;
-}
-
 /** The tree's statements for the prepared batches, `groupSize` events a statement, one after another; µs in all. */
 async function postgresWork(
   tree: Tree,
@@ -202,7 +209,7 @@ async function postgresWork(
   took: { statements: number; folds: number },
   state: { sinceFold: number },
 ) {
-  const perStatement = flags.batches ? Math.max(1, Math.round(groupSize / batchSource.batchSize)) : groupSize;
+  const perStatement = Math.max(1, Math.round(groupSize / format.eventsPerBody));
   for (let from = 0; from < prepared.length; from += perStatement) {
     const t = process.hrtime.bigint();
     await tree.db.storePreparedBatches(db, prepared.slice(from, from + perStatement));
@@ -240,13 +247,13 @@ const foldState = trees.map(() => ({ sinceFold: 0 }));
 try {
   // A warm-up round each (JIT, caches, the first statements' plans), then the rounds, alternating which tree goes first.
   for (let round = -1; round < rounds; round++) {
-    const envelopes = flags.batches ? roundBatches() : roundEnvelopes();
-    const events = eventsIn(envelopes);
+    const bodies = format.bodies();
+    const events = bodies.length * format.eventsPerBody;
     const order = round % 2 === 0 ? [0, 1] : [1, 0];
     for (const index of order) {
       const tree = trees[index] as Tree;
       const took = new Array<number>(nodeStages.length).fill(0);
-      const prepared = (flags.batches ? batchWork : nodeWork)(tree, envelopes, appKeyOf(index), took);
+      const prepared = nodeWork(tree, bodies, appKeyOf(index), took);
       if (round >= 0) nodeRuns[index]?.push(took.map((us) => us / events));
       const database = databases[index];
       if (database) {
@@ -267,7 +274,7 @@ try {
 }
 
 console.log(
-  `${rounds} rounds of ${eventsPerRound} ${flags.batches ? 'batch (50 a body)' : 'envelope'} events, alternating; median of the rounds, µs per event` +
+  `${rounds} rounds of ${eventsPerRound} ${format.name} events, alternating; median of the rounds, µs per event` +
     (databases.length ? `; statements of ${groupSize} events, a fold every ${foldEvery} statements` : ''),
 );
 console.log(`against: ${trees[0]?.dir}\nthis:    ${trees[1]?.dir}`);
@@ -275,8 +282,7 @@ console.log(`${'stage'.padEnd(18)} ${'against'.padStart(8)} ${'this'.padStart(8)
 const row = (label: string, a: number, b: number) =>
   console.log(`${label.padEnd(18)} ${fmt(a)} ${fmt(b)}  ${(b / a).toFixed(2)}x`);
 if (parts.has('node')) {
-  const labels = flags.batches ? ['parse body', '(no mapping)', 'judge', 'prepareBatch'] : nodeStages;
-  for (const [stage, label] of labels.entries())
+  for (const [stage, label] of nodeStages.entries())
     row(
       label,
       median(nodeRuns[0]?.map((run) => run[stage] ?? 0) ?? []),
