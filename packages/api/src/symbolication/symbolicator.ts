@@ -58,6 +58,29 @@ const RENEW_EVERY_MS = 60 * 60 * 1000;
 /** Manifest URLs asked for per event: frames of one bundle share them, so few are needed. */
 const MAX_FILE_URLS = 200;
 
+/**
+ * Answers of the database kept for APP_TTL_MS, as promises: concurrent askers share the query in flight, a failed one
+ * is dropped at once, and past its capacity the whole map is emptied.
+ */
+class Answers<V> {
+  private readonly entries = new Map<string, { until: number; value: Promise<V> }>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(key: string, now: number): Promise<V> | undefined {
+    const entry = this.entries.get(key);
+    return entry && entry.until > now ? entry.value : undefined;
+  }
+
+  set(key: string, value: Promise<V>, now: number): void {
+    if (this.entries.size >= this.capacity) this.entries.clear();
+    this.entries.set(key, { until: now + APP_TTL_MS, value });
+    value.catch(() => {
+      if (this.entries.get(key)?.value === value) this.entries.delete(key);
+    });
+  }
+}
+
 interface AppEntry {
   orgId: string | null;
   hasBundles: boolean;
@@ -74,10 +97,10 @@ const mapKey = (ref: { bundleId: string; url: string }) => `${ref.bundleId}\n${r
 
 export class Symbolicator {
   private readonly apps = new Map<string, AppEntry>();
-  /** Each debug ID's and release file's map, or none (undefined), per organization; the query's promise meanwhile. */
-  private readonly lookups = new Map<string, { until: number; ref: Promise<SourceMapRef | undefined> }>();
-  /** Whether an organization has bundles of a release and dist, as long. */
-  private readonly releases = new Map<string, { until: number; has: Promise<boolean> }>();
+  /** Each debug ID's and release file's map, or none (undefined), per organization. */
+  private readonly lookups = new Answers<SourceMapRef | undefined>(LOOKUPS_CAPACITY);
+  /** Whether an organization has bundles of a release and dist. */
+  private readonly releases = new Answers<boolean>(APPS_CAPACITY);
   private readonly renewed = new Map<string, number>();
   private readonly pool: MappingPool;
 
@@ -277,10 +300,6 @@ export class Symbolicator {
     fileUrls: string[],
   ): Promise<ArtifactMatches> {
     const now = this.clock();
-    const cached = (key: string) => {
-      const entry = this.lookups.get(key);
-      return entry && entry.until > now ? entry.ref : undefined;
-    };
     const debugKey = (id: string) => `d\0${orgId}\0${id}`;
     const fileKey = (url: string) => `f\0${orgId}\0${release}\0${dist ?? ''}\0${url}`;
     // Files are looked up by URL only in a release that has bundles: one answer per release, not one per file.
@@ -289,7 +308,7 @@ export class Symbolicator {
         ? []
         : fileUrls;
     const asked = [...debugIds.map(debugKey), ...urls.map(fileKey)];
-    const refs = new Map(asked.map((key) => [key, cached(key)]));
+    const refs = new Map(asked.map((key) => [key, this.lookups.get(key, now)]));
     const newDebugIds = debugIds.filter((id) => refs.get(debugKey(id)) === undefined);
     const newFileUrls = urls.filter((url) => refs.get(fileKey(url)) === undefined);
     if (newDebugIds.length > 0 || newFileUrls.length > 0) {
@@ -301,18 +320,20 @@ export class Symbolicator {
         fileUrls: newFileUrls,
         mapUrlsFor: sourceMapUrlFor,
       });
-      const fresh = [
-        ...newDebugIds.map((id) => [debugKey(id), found.then((matches) => matches.byDebugId.get(id))] as const),
-        ...newFileUrls.map((url) => [fileKey(url), found.then((matches) => matches.byFileUrl.get(url))] as const),
-      ];
-      if (this.lookups.size + fresh.length > LOOKUPS_CAPACITY) this.lookups.clear();
-      for (const [key, ref] of fresh) {
+      const remember = (key: string, ref: Promise<SourceMapRef | undefined>) => {
         refs.set(key, ref);
-        this.lookups.set(key, { until: now + APP_TTL_MS, ref });
-      }
-      found.catch(() => {
-        for (const [key, ref] of fresh) if (this.lookups.get(key)?.ref === ref) this.lookups.delete(key);
-      });
+        this.lookups.set(key, ref, now);
+      };
+      for (const id of newDebugIds)
+        remember(
+          debugKey(id),
+          found.then((matches) => matches.byDebugId.get(id)),
+        );
+      for (const url of newFileUrls)
+        remember(
+          fileKey(url),
+          found.then((matches) => matches.byFileUrl.get(url)),
+        );
     }
     // All awaited at once: a failed query rejects every promise made from it, and none is left unhandled.
     const answers = await Promise.all(asked.map((key) => refs.get(key)));
@@ -328,17 +349,13 @@ export class Symbolicator {
     return { byDebugId: found(debugIds, debugKey), byFileUrl: found(urls, fileKey) };
   }
 
-  /** releaseHasBundles through the same cache as the files' look-ups. */
+  /** releaseHasBundles, its answer kept as the maps' are. */
   private releaseHasBundles(orgId: string, release: string, dist: string | undefined, now: number): Promise<boolean> {
-    const key = `r\0${orgId}\0${release}\0${dist ?? ''}`;
-    const entry = this.releases.get(key);
-    if (entry && entry.until > now) return entry.has;
+    const key = `${orgId}\0${release}\0${dist ?? ''}`;
+    const cached = this.releases.get(key, now);
+    if (cached !== undefined) return cached;
     const has = releaseHasBundles(this.db, orgId, release, dist);
-    if (this.releases.size >= APPS_CAPACITY) this.releases.clear();
-    this.releases.set(key, { until: now + APP_TTL_MS, has });
-    has.catch(() => {
-      if (this.releases.get(key)?.has === has) this.releases.delete(key);
-    });
+    this.releases.set(key, has, now);
     return has;
   }
 
