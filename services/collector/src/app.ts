@@ -67,6 +67,8 @@ export interface AppOptions {
   uploadBudget?: IngestBudget;
   /** STORE_IP: false drops the user's IP address from events at ingestion; default true. */
   storeIp?: boolean;
+  /** Write statements in flight at once with PostgreSQL (PGlite: always one); default 2. */
+  writeConcurrency?: number | undefined;
   /** Source maps applied at ingestion and when events are shown; none: events are stored and shown as sent. */
   symbolicator?: Symbolicator;
 }
@@ -83,7 +85,9 @@ export function createApp(options: AppOptions) {
   const ingestion = new Ingestion({
     knownApps: new KnownApps(database.db),
     rateLimiter: rateLimiters.ingest,
-    writer: new EventWriter(database.db, { concurrency: database.backend === 'pglite' ? 1 : 2 }),
+    writer: new EventWriter(database.db, {
+      concurrency: database.backend === 'pglite' ? 1 : (options.writeConcurrency ?? 2),
+    }),
     outcomes: options.outcomes ?? new OutcomeCounter(database.db),
     budget: ingestBudget,
     storeFeedback: (appKey, items, receivedAt) => storeFeedback(database.db, appKey, items, receivedAt),

@@ -53,6 +53,11 @@ const envSchema = z
     /** Collector processes sharing the port (node:cluster); each has its own pool of DATABASE_POOL_SIZE connections. */
     WORKERS: integer(1, 1, 64),
     /**
+     * Write statements each process keeps in flight (PostgreSQL; PGlite takes one at a time). More lets writes overlap;
+     * fewer merges more batches into each, which pays a statement's fixed cost less often (docs/scaling.md).
+     */
+    WRITE_CONCURRENCY: integer(2, 1, 16),
+    /**
      * The collector's address as SDKs and browsers reach it (behind a proxy: the proxy's), the base of every app's DSN.
      * Unset: http://localhost:<PORT>, with the port actually bound.
      */
@@ -92,6 +97,7 @@ const envSchema = z
     uploadMaxInFlightBytes: env.UPLOAD_MAX_IN_FLIGHT_BYTES,
     trustProxy: env.TRUST_PROXY,
     workers: env.WORKERS,
+    writeConcurrency: env.WRITE_CONCURRENCY,
     storeIp: env.STORE_IP === 'true',
     symbolication: {
       workers: env.SYMBOLICATION_WORKERS,

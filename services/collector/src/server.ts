@@ -55,6 +55,8 @@ export interface StartOptions {
   registration?: RegistrationMode | undefined;
   /** STORE_IP; default true. */
   storeIp?: boolean | undefined;
+  /** WRITE_CONCURRENCY; default 2. */
+  writeConcurrency?: number | undefined;
   /** SYMBOLICATION_*: source maps applied at ingestion; default one worker, 2 s per event, 64 MiB of maps. */
   symbolication?: Partial<SymbolicationOptions> | undefined;
   /** RETENTION_DAYS and MAX_EVENTS_PER_ISSUE; without it no retention run is scheduled (tests that do not need one). */
@@ -139,6 +141,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     symbolicator,
     uploadBudget,
     storeIp: options.storeIp ?? true,
+    writeConcurrency: options.writeConcurrency,
     accounts: {
       registration: options.registration ?? 'open',
       sendMail:

@@ -46,3 +46,16 @@ describe('INGEST_MAX_IN_FLIGHT_BYTES', () => {
     }
   });
 });
+
+describe('WRITE_CONCURRENCY', () => {
+  it('defaults to two write statements in flight per process and takes 1 to 16', () => {
+    expect(parseEnv({}).writeConcurrency).toBe(2);
+    expect(parseEnv({ WRITE_CONCURRENCY: '1' }).writeConcurrency).toBe(1);
+    expect(parseEnv({ WRITE_CONCURRENCY: '16' }).writeConcurrency).toBe(16);
+  });
+
+  it('refuses 0, more than 16 and anything but a whole number, naming the variable', () => {
+    for (const value of ['0', '17', 'two', '1.5', '-1'])
+      expect(() => parseEnv({ WRITE_CONCURRENCY: value }), value).toThrow(/WRITE_CONCURRENCY/);
+  });
+});
