@@ -2,7 +2,7 @@
 // an app deleted meanwhile are dropped rather than folded.
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { counters, foldCounters } from './counters';
+import { counters, foldAll, foldCounters } from './counters';
 import { EventWriter } from './event-writer';
 import { batch, errorEvent, openWritePathDatabase, someHour } from './write-path/testing';
 
@@ -160,6 +160,44 @@ describe('the counter ledger', () => {
       n: number;
     }>`select count(*)::int8 as n from app_totals_folded where app_key = ${appKey}`.execute(db);
     expect(rows[0]?.n).toBe(0);
+  });
+
+  it('folds only the tables that hold deltas, after one look at all of them: an idle ledger costs one statement', async () => {
+    let statements = 0;
+    const counted = quiet.db.withPlugin({
+      transformQuery: ({ node }) => {
+        statements++;
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    const ledger = [...counters.map(({ table }) => `${table}_deltas`), 'issue_deltas', 'issue_minute_deltas'];
+    await foldCounters(quiet.db, { wait: true });
+    expect(await foldAll(counted)).toBe(0);
+    expect(statements).toBe(1);
+
+    const { newApp } = await quiet.newAccount();
+    const appKey = await newApp();
+    await quiet.store(batch(appKey, [errorEvent(appKey, 'idle1'), errorEvent(appKey, 'idle2')]));
+    let holding = 0;
+    for (const table of ledger) {
+      const { rows } = await sql<{ any: boolean }>`select exists (select from ${sql.table(table)}) as any`.execute(
+        quiet.db,
+      );
+      if (rows[0]?.any) holding++;
+    }
+    expect(holding).toBeGreaterThan(0);
+    expect(holding).toBeLessThan(ledger.length);
+    statements = 0;
+    expect(await foldAll(counted)).toBeGreaterThan(0);
+    expect(statements).toBe(1 + holding);
+    const { rows } = await sql<{ events: number }>`select events from app_totals where app_key = ${appKey}`.execute(
+      quiet.db,
+    );
+    expect(Number(rows[0]?.events)).toBe(2);
+    statements = 0;
+    expect(await foldAll(counted)).toBe(0);
+    expect(statements).toBe(1);
   });
 
   it('keeps the ledger short: a fold that vacuums lets the next deltas reuse the pages the last fold emptied, and a quiet one gives them back', async () => {
