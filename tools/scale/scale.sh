@@ -4,7 +4,8 @@
 # ../shared/scale/scale.sh with what issue 24 asks to see per point: CPU per stored event of the collector's processes
 # and of PostgreSQL's, cores busy (theirs and the machine's), and lock waits over 10 ms (log_lock_waits with
 # deadlock_timeout = 10ms) per batch, by lock and relation. An entry of NS may name WRITE_CONCURRENCY: "8c1" is
-# WORKERS=8 with one write statement in flight per process. SKIP_BASE=1 leaves the baseline out. README.md: how to run.
+# WORKERS=8 with one write statement in flight per process. SKIP_BASE=1 leaves the baseline out. USERS and
+# FINGERPRINTS reach the load generator (tools/scale/loadgen.mjs, copied over the packed one). README.md: how to run.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 NS=${NS:-"1 2 4 8"}; SECS=${SECS:-15}; LOADGENS=${LOADGENS:-4}; CONNS=${CONNS:-16}; PGPORT=${PGPORT:-55432}
