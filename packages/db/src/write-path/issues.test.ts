@@ -91,4 +91,47 @@ describe('write path: issues', () => {
     );
     expect((await appTotals(appKey)).issues).toBe(3);
   });
+
+  it("counts an issue's tag values and records its facets once per value, for events that share them in one statement", async () => {
+    const appKey = await newApp();
+    const tagged = (eventId: string, plan: string, release: string) =>
+      errorEvent(appKey, eventId, { tags: { plan }, level: 'error', release, environment: 'prod' });
+    // One statement: two events alike, a third with another plan and release, and a copy of the first (not new).
+    await store(
+      batch(appKey, [
+        tagged('tag_1', 'pro', '1.0'),
+        tagged('tag_2', 'pro', '1.0'),
+        tagged('tag_3', 'free', '1.1'),
+        tagged('tag_1', 'pro', '1.0'),
+      ]),
+    );
+    await store(batch(appKey, [tagged('tag_4', 'pro', '1.0'), tagged('tag_2', 'pro', '1.0')]));
+    const counts = await db
+      .selectFrom('issue_tags')
+      .select(['key', 'value', 'events'])
+      .where('app_key', '=', appKey)
+      .orderBy('key')
+      .orderBy('value')
+      .execute();
+    expect(counts.map(({ key, value, events }) => [key, value, Number(events)])).toEqual([
+      ['level', 'error', 4],
+      ['plan', 'free', 1],
+      ['plan', 'pro', 3],
+    ]);
+    const facets = await db
+      .selectFrom('issue_facets')
+      .select(['facet', 'value'])
+      .where('app_key', '=', appKey)
+      .orderBy('facet')
+      .orderBy('value')
+      .execute();
+    expect(facets.map(({ facet, value }) => `${facet}=${value}`)).toEqual([
+      'environment=prod',
+      'release=1.0',
+      'release=1.1',
+      'tag:level=error',
+      'tag:plan=free',
+      'tag:plan=pro',
+    ]);
+  });
 });
