@@ -111,7 +111,8 @@ const folds: ReadonlyArray<{ deltas: string; fold: RawBuilder<unknown> }> = [
   { deltas: 'issue_deltas', fold: foldIssues },
   { deltas: 'issue_minute_deltas', fold: foldSpikes },
 ];
-const deltasTables = folds.map(({ deltas }) => deltas);
+/** The ledger's tables, by name. */
+export const ledgerTables: readonly string[] = folds.map(({ deltas }) => deltas);
 
 /**
  * Which ledger tables hold deltas, in one statement: a fold runs only for those. An idle server otherwise ran all
@@ -120,7 +121,7 @@ const deltasTables = folds.map(({ deltas }) => deltas);
  * during a fold does.
  */
 const pendingFolds = sql<Record<string, boolean>>`select ${sql.join(
-  deltasTables.map((table, i) => sql`exists (select from ${sql.table(table)}) as ${sql.id(`t${i}`)}`),
+  ledgerTables.map((table, i) => sql`exists (select from ${sql.table(table)}) as ${sql.id(`t${i}`)}`),
 )}`;
 
 /**
@@ -136,7 +137,7 @@ const pendingFolds = sql<Record<string, boolean>>`select ${sql.join(
 const vacuumLedger = (truncate: boolean) =>
   sql.raw(
     // Unsaid when quiet, so a table's own vacuum_truncate (docs/scaling.md, replicas) still decides.
-    `vacuum (skip_locked, index_cleanup on${truncate ? '' : ', truncate false'}) ${deltasTables.join(', ')}`,
+    `vacuum (skip_locked, index_cleanup on${truncate ? '' : ', truncate false'}) ${ledgerTables.join(', ')}`,
   );
 
 /**
