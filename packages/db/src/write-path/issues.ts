@@ -117,13 +117,13 @@ export const issueParts: readonly StatementPart[] = [
     reads: ['sent_events', 'new_events'],
     writes: ['issue_tags_deltas'],
     query: sql`insert into issue_tags_deltas (app_key, fingerprint, key, value, events)
-    select s.app_key, s.fingerprint, t.key, t.value, sum(s.events)
+    select g.app_key, g.fingerprint, t.key, t.value, sum(g.events)
     from (
       select s.app_key, s.fingerprint, s.tags, count(*) as events
       from sent_events s join new_events n on n.app_key = s.app_key and n.event_id = s.event_id
       where s.tags is not null group by 1, 2, 3
-    ) s
-    cross join lateral jsonb_each_text(s.tags) t
+    ) g
+    cross join lateral jsonb_each_text(g.tags) t
     group by 1, 2, 3, 4`,
   }),
   // The releases, environments, handled values and tag values (facet 'tag:<key>') each issue was seen with, for the
