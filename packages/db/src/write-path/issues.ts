@@ -130,13 +130,15 @@ export const issueParts: readonly StatementPart[] = [
     group by 1, 2, 3, 4`,
   }),
   // The releases, environments, handled values and tag values (facet 'tag:<key>') each issue was seen with, for the
-  // list's filters and search. Usually all known already: then an index probe each finds them, and they are neither
-  // sorted nor tried by the insert (1.4 ms of a 200-event statement when they were). The probe is a scalar sub-query,
-  // which PostgreSQL runs per row: as NOT EXISTS it became an anti-join, and with its guess of 100 tags per row
-  // (jsonb_each_text) the planner sorted and scanned the whole table in every statement, ~1 ms each
-  // (docs/performance.md, issue 23). Read from the input rows (a copy of an event already stored names the same ones), each distinct
-  // combination once: an issue's events in a statement mostly share them (5-9% less PostgreSQL time per event in
-  // statements of 1,000 batch events, docs/performance.md).
+  // list's filters and search. Usually all known already. Release, environment and handled are then found by an index
+  // probe each and neither sorted nor tried by the insert (1.4 ms of a 200-event statement when they were); the probe
+  // is a scalar sub-query, which PostgreSQL runs per row (as NOT EXISTS it became an anti-join that sorted and scanned
+  // the whole table in every statement, ~1 ms each: docs/performance.md, issue 23). Tags are left to ON CONFLICT's own
+  // check: jsonb_each_text is estimated at 100 rows a call, and a probe per estimated tag put the statement's cost at
+  // 95,000, near jit_above_cost (100,000), past which PostgreSQL compiles it for 0.5 s every time (docs/performance.md).
+  // Read from the input rows (a copy of an event already stored names the same ones), each distinct combination once:
+  // an issue's events in a statement mostly share them (5-9% less PostgreSQL time per event in statements of 1,000
+  // batch events, docs/performance.md).
   part({
     name: 'new_issue_facets',
     reads: ['sent_events'],
@@ -146,11 +148,11 @@ export const issueParts: readonly StatementPart[] = [
       select distinct app_key, fingerprint, release, environment, handled, tags from sent_events
     ) s
     cross join lateral (
-      values ('release', s.release), ('environment', s.environment), ('handled', s.handled)
-      union all select 'tag:' || t.key, t.value from jsonb_each_text(s.tags) t
+      select v.facet, v.value from (values ('release', s.release), ('environment', s.environment), ('handled', s.handled)) v(facet, value)
+      where v.value is not null and (select true from issue_facets k
+        where k.app_key = s.app_key and k.facet = v.facet and k.value = v.value and k.fingerprint = s.fingerprint) is null
+      union all select 'tag:' || t.key, t.value from jsonb_each_text(s.tags) t where t.value is not null
     ) f(facet, value)
-    where f.value is not null and (select true from issue_facets k
-      where k.app_key = s.app_key and k.facet = f.facet and k.value = f.value and k.fingerprint = s.fingerprint) is null
     order by 1, 2, 3, 4
     on conflict do nothing`,
   }),
