@@ -87,4 +87,20 @@ describe.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL connections after a fa
     );
     expect(rows[0]?.name).toBe('collector');
   });
+
+  it('turns JIT off, unless the URL’s own options say otherwise', async () => {
+    const jitOf = async (url: string) => {
+      const database = await openDatabase({ url });
+      try {
+        const { rows } = await sql<{ jit: string }>`select current_setting('jit') as jit`.execute(database.db);
+        return rows[0]?.jit;
+      } finally {
+        await database.close();
+      }
+    };
+    const url = new URL(process.env.TEST_DATABASE_URL as string);
+    expect(await jitOf(url.toString())).toBe('off');
+    url.searchParams.set('options', '-c jit=on');
+    expect(await jitOf(url.toString())).toBe('on');
+  });
 });

@@ -187,6 +187,9 @@ function openPostgres(options: OpenDatabaseOptions & { url: string }): DatabaseH
     // and the client gives up on a server that answers nothing at all (frozen, or the network gone).
     statement_timeout: timeouts.statementMs,
     query_timeout: timeouts.queryMs,
+    // No JIT: every statement here is short, and the write statement, if its estimated cost ever passed
+    // jit_above_cost, would spend 0.5 s compiling at every run (docs/performance.md). A URL's own options win.
+    options: '-c jit=off',
     keepAlive: true,
     types,
   });
