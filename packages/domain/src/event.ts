@@ -1,7 +1,7 @@
 // What an SDK may send, and how one event is judged on its own: accepted in normalised form, or rejected with a reason.
 import { z } from 'zod';
 import { boundEventData } from './event-data';
-import { computeFingerprint, GROUPING_VERSION } from './fingerprint';
+import { fingerprintOf, GROUPING_VERSION, normalizeMessage, requestLine, topFrames } from './fingerprint';
 import { eventLevels } from './level';
 import { eventDataLimits, eventFieldChars, limits } from './limits';
 import { scanJson, storableCopy, truncateUtf8 } from './text';
@@ -261,28 +261,29 @@ export function fingerprintsOf(
   source: 'batch' | 'sentry',
 ): { fingerprint: string; grouping: number; previous?: string } {
   const errorType = errorTypeOf(event);
-  const fingerprint = computeFingerprint(
-    {
-      errorType,
-      message: event.message,
-      stack: event.stack,
-      request: event.type === 'request' ? event.request : undefined,
-    },
-    GROUPING_VERSION,
-  );
+  const message = event.message ?? '';
+  const request = event.type === 'request' ? event.request : undefined;
+  const frames = event.stack ? topFrames(event.stack) : [];
+  const normalized = normalizeMessage(message, GROUPING_VERSION);
+  const line = requestLine(request, GROUPING_VERSION);
+  const fingerprint = fingerprintOf(errorType, normalized, line, frames);
   const previousRequest = source === 'batch' || event.type === 'request' ? event.request : undefined;
   const previousStack = source === 'sentry' && event.threads ? undefined : event.stack;
   // The previous version costs a second fingerprint only when it can differ: most events have no short prefixed id.
   const mayDiffer =
     previousStack !== event.stack ||
-    previousRequest !== (event.type === 'request' ? event.request : undefined) ||
-    MAYBE_PREFIXED_ID.test(event.message?.slice(0, 2048) ?? '') ||
+    previousRequest !== request ||
+    MAYBE_PREFIXED_ID.test(message.slice(0, 2048)) ||
     (previousRequest !== undefined && MAYBE_PREFIXED_ID.test(previousRequest.url.slice(0, 2048)));
   if (!mayDiffer) return { fingerprint, grouping: GROUPING_VERSION };
-  const previous = computeFingerprint(
-    { errorType, message: event.message, stack: previousStack, request: previousRequest },
-    1,
-  );
+  // Its parts, the top frames reused when the stack is the same: an id the current version replaced often sat where
+  // the previous one replaced more (inside a URL), and then no second hash is needed either.
+  const previousNormalized = normalizeMessage(message, 1);
+  const previousLine = requestLine(previousRequest, 1);
+  const previousFrames = previousStack === event.stack ? frames : previousStack ? topFrames(previousStack) : [];
+  if (previousNormalized === normalized && previousLine === line && previousFrames === frames)
+    return { fingerprint, grouping: GROUPING_VERSION };
+  const previous = fingerprintOf(errorType, previousNormalized, previousLine, previousFrames);
   return previous === fingerprint
     ? { fingerprint, grouping: GROUPING_VERSION }
     : { fingerprint, grouping: GROUPING_VERSION, previous };

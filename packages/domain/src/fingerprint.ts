@@ -199,12 +199,34 @@ export interface FingerprintInput {
 }
 
 export function computeFingerprint(input: FingerprintInput, version: GroupingVersion = GROUPING_VERSION): string {
-  const prefix = fingerprintPrefix(input.errorType);
-  const parts = [prefix, normalizeMessage(input.message ?? '', version)];
-  if (input.request) {
-    const { method = '', url, status = 0 } = input.request;
-    parts.push(`${method.toUpperCase()} ${normalizeUrl(url, version)} ${status}`);
-  }
-  if (input.stack) parts.push(...topFrames(input.stack));
+  return fingerprintOf(
+    input.errorType,
+    normalizeMessage(input.message ?? '', version),
+    requestLine(input.request, version),
+    input.stack ? topFrames(input.stack) : [],
+  );
+}
+
+/** A request as it takes part in a fingerprint: method, normalised URL and status; undefined for none. */
+export function requestLine(request: FingerprintInput['request'], version: GroupingVersion): string | undefined {
+  if (!request) return undefined;
+  const { method = '', url, status = 0 } = request;
+  return `${method.toUpperCase()} ${normalizeUrl(url, version)} ${status}`;
+}
+
+/**
+ * The fingerprint of parts already normalised (computeFingerprint's): for a caller that computes two versions' and
+ * reuses what they share, such as the top frames.
+ */
+export function fingerprintOf(
+  errorType: string,
+  message: string,
+  request: string | undefined,
+  frames: readonly string[],
+): string {
+  const prefix = fingerprintPrefix(errorType);
+  const parts = [prefix, message];
+  if (request !== undefined) parts.push(request);
+  parts.push(...frames);
   return `${prefix}:${hash64(parts.join('\n'))}`;
 }
