@@ -135,7 +135,7 @@ export const issueParts: readonly StatementPart[] = [
   // is a scalar sub-query, which PostgreSQL runs per row (as NOT EXISTS it became an anti-join that sorted and scanned
   // the whole table in every statement, ~1 ms each: docs/performance.md, issue 23). Tags are left to ON CONFLICT's own
   // check: jsonb_each_text is estimated at 100 rows a call, and a probe per estimated tag put the statement's cost at
-  // 95,000, near jit_above_cost (100,000), past which PostgreSQL compiles it for 0.5 s every time (docs/performance.md).
+  // 97,000, near jit_above_cost (100,000), past which PostgreSQL compiles it for 0.5 s every time (docs/performance.md).
   // Read from the input rows (a copy of an event already stored names the same ones), each distinct combination once:
   // an issue's events in a statement mostly share them (5-9% less PostgreSQL time per event in statements of 1,000
   // batch events, docs/performance.md).

@@ -1,7 +1,7 @@
 // The write statement's plan for one event, on a database whose issue_facets is large and analysed: the facets part
-// must read the table only by index probes, one per facet of the statement, beside the insert. Its anti-join did not
-// (a merge join that sorted every facet row in every statement, ~1 ms at 750 rows and growing with the table:
-// docs/performance.md, issue 23).
+// must read the table only by index probes (its own for release, environment and handled; the insert's conflict check
+// for tags). Its anti-join did not (a merge join that sorted every facet row in every statement, ~1 ms at 750 rows and
+// growing with the table: docs/performance.md, issue 23).
 import { CompiledQuery, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { prepareBatch } from './batch';
