@@ -13,6 +13,7 @@ import {
 } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import { JsonbArray } from './jsonb-array';
 import type { Database } from './schema';
 
 /** What /readyz reports: PostgreSQL of yours, the embedded PostgreSQL server, or PGlite. */
@@ -45,6 +46,14 @@ export interface OpenDatabaseOptions {
 const INT8 = 20;
 const NUMERIC = 1700;
 const toNumber = (value: string) => Number(value);
+
+// A jsonb parameter to PGlite: a JsonbArray as its text, anything else as PGlite's own serializer would write it (a
+// bigint as its digits). node-pg asks the value itself (JsonbArray.toPostgres).
+const JSONB = 3802;
+const pgliteJsonb = (value: unknown): string =>
+  typeof value === 'string' || value instanceof JsonbArray
+    ? value.toString()
+    : JSON.stringify(value, (_key, inner) => (typeof inner === 'bigint' ? inner.toString() : inner));
 
 /**
  * How long a request may wait on PostgreSQL. A database that is down, restarting or frozen must turn requests into
@@ -240,7 +249,10 @@ function openPostgres(options: OpenDatabaseOptions & { url: string }): DatabaseH
 async function openPglite(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const dataDir = options.dataDir ?? 'memory://';
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
-  const pglite = await PGlite.create(dataDir, { parsers: { [INT8]: toNumber, [NUMERIC]: toNumber } });
+  const pglite = await PGlite.create(dataDir, {
+    parsers: { [INT8]: toNumber, [NUMERIC]: toNumber },
+    serializers: { [JSONB]: pgliteJsonb },
+  });
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   return {
     db,

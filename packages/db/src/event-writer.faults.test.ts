@@ -31,7 +31,7 @@ function scriptedDatabase() {
           parameters: query.parameters,
           succeed: () => {
             // Every event is new: the statement returns each row of its input (one JSON array, the first parameter).
-            const rows = JSON.parse(query.parameters[0] as string) as { app_key: string; event_id: string }[];
+            const rows = JSON.parse(String(query.parameters[0])) as { app_key: string; event_id: string }[];
             resolve({ rows: rows.map(({ app_key, event_id }) => ({ app_key, event_id })) as R[] });
           },
           fail: reject,

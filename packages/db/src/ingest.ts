@@ -5,6 +5,7 @@
 // batch once its statement has committed.
 import { HOUR, limits } from '@collector/domain';
 import type { Kysely } from 'kysely';
+import { JsonbArray } from './jsonb-array';
 import type { Database } from './schema';
 import { nextGroup, type PreparedBatch } from './write-path/batch';
 import { appKeyed } from './write-path/keys';
@@ -60,17 +61,16 @@ async function storeGroup(
   batches: readonly PreparedBatch[],
   owner: ReadonlyMap<string, number>,
 ): Promise<StoreResult[]> {
-  // The batches' arrays as one: their insides joined (an empty batch, all rejected, adds nothing).
-  const inner = batches.map((batch) => batch.rowsJson.slice(1, -1)).filter((rows) => rows.length > 0);
+  const rows = batches.flatMap((batch) => batch.rows);
   const stored = batches.map(() => 0);
   const issueChanges = batches.map((): IssueChange[] => []);
-  if (inner.length > 0) {
+  if (rows.length > 0) {
     // Hour lists keep what any event still to come can need: none is older than maxEventAgeMs when received (a margin
     // of two days covers batches waiting in a queue and clocks that disagree).
     const keepFrom =
       Math.floor((Math.min(...batches.map((batch) => batch.receivedAt)) - limits.maxEventAgeMs) / HOUR) - 48;
     const { rows: answer } = await storeStatement(
-      `[${inner.join(',')}]`,
+      new JsonbArray(rows),
       JSON.stringify(receivedRows(batches)),
       keepFrom,
     ).execute(db);

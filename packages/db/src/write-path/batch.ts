@@ -1,7 +1,7 @@
 // A batch of events, the batch made ready for the write statement, and the group rule: which batches one statement
 // can take together.
 import type { StoredEvent } from '@collector/domain';
-import { type EventRow, eventRow } from './events';
+import { eventRow } from './events';
 import { appKeyed } from './keys';
 
 export interface Batch {
@@ -11,25 +11,26 @@ export interface Batch {
 }
 
 /**
- * A batch made ready for the statement: its rows serialised at once, as one JSON array. EventWriter prepares a batch
- * when it arrives, so the event objects die young instead of waiting in the queue for a statement (under load, long
- * enough for V8 to copy them into the old generation and collect them there, its costliest work in the profiles). One
- * JSON.stringify per batch, not per event: a third less time serialising (docs/performance.md).
+ * A batch made ready for the statement: its rows serialised at once, each to its own JSON text. EventWriter prepares a
+ * batch when it arrives, so the event objects die young instead of waiting in the queue for a statement (under load,
+ * long enough for V8 to copy them into the old generation and collect them there, its costliest work in the profiles).
+ * A text per row, not one per batch: a batch's rows as one text passed 128 KiB, where V8 gives every string fresh pages
+ * of its own (JsonbArray says why that costs).
  */
 export interface PreparedBatch {
   appKey: string;
   receivedAt: number;
   /** Events the batch sent, every copy of a repeated eventId counted. */
   sent: number;
-  /** Its distinct events' keys (app and eventId, `appKeyed`), first copies in order: the rows of `rowsJson`. */
+  /** Its distinct events' keys (app and eventId, `appKeyed`), first copies in order: the events of `rows`. */
   keys: readonly string[];
-  /** The statement's input rows of those events, a JSON array. */
-  rowsJson: string;
+  /** The statement's input row of each of those events, as JSON text. */
+  rows: readonly string[];
 }
 
 export function prepareBatch(batch: Batch): PreparedBatch {
   const keys: string[] = [];
-  const rows: EventRow[] = [];
+  const rows: string[] = [];
   const seen = new Set<string>();
   for (const event of batch.events) {
     // The first copy of an eventId in a batch is its row; a later one is a duplicate, as ON CONFLICT DO NOTHING would
@@ -37,15 +38,9 @@ export function prepareBatch(batch: Batch): PreparedBatch {
     if (seen.has(event.eventId)) continue;
     seen.add(event.eventId);
     keys.push(appKeyed(batch.appKey, event.eventId));
-    rows.push(eventRow(batch.appKey, event, batch.receivedAt));
+    rows.push(JSON.stringify(eventRow(batch.appKey, event, batch.receivedAt)));
   }
-  return {
-    appKey: batch.appKey,
-    receivedAt: batch.receivedAt,
-    sent: batch.events.length,
-    keys,
-    rowsJson: JSON.stringify(rows),
-  };
+  return { appKey: batch.appKey, receivedAt: batch.receivedAt, sent: batch.events.length, keys, rows };
 }
 
 /** The batches of one statement, and the batch (its position among them) of each of their keys. */

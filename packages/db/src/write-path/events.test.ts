@@ -2,6 +2,7 @@
 // statement and across statements; the first copy sent is the one kept, and a copy moves no counter.
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { JsonbArray } from '../jsonb-array';
 import { prepareBatch } from './batch';
 import { eventParts } from './events';
 import { withParts } from './part';
@@ -82,12 +83,12 @@ describe('write path: events', () => {
 
   it('runs alone: its parts store the events and say which were new, touching no counter', async () => {
     const appKey = await newApp();
-    const { rowsJson } = prepareBatch(batch(appKey, [errorEvent(appKey, 'evt_x'), errorEvent(appKey, 'evt_y')]));
+    const { rows } = prepareBatch(batch(appKey, [errorEvent(appKey, 'evt_x'), errorEvent(appKey, 'evt_y')]));
     const run = () =>
       withParts<{ event_id: string }>(eventParts, {
         reads: ['new_events'],
         query: sql`select event_id from new_events order by event_id`,
-      })({ rowsJson, receivedJson: '[]', keepFrom: 0 }).execute(db);
+      })({ rows: new JsonbArray(rows), receivedJson: '[]', keepFrom: 0 }).execute(db);
     expect((await run()).rows.map((row) => row.event_id)).toEqual(['evt_x', 'evt_y']);
     expect((await run()).rows).toEqual([]);
     expect(await db.selectFrom('issues_live').select('fingerprint').where('app_key', '=', appKey).execute()).toEqual(

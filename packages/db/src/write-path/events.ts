@@ -75,14 +75,15 @@ function nonEmpty(tags: Record<string, string>): Record<string, string> | null {
   return null;
 }
 
-// The rows travel as one JSON array, parsed once by PostgreSQL, the payload column taken from it as jsonb. Ten parallel
+// The rows travel as one JSON array (a JsonbArray of the rows' texts), parsed once by PostgreSQL, the payload column
+// taken from it as jsonb. Ten parallel
 // arrays cost more on both sides: in Node a string per payload, then pg escaping every element into an array literal;
 // in PostgreSQL the array literals, then each payload parsed again as jsonb (docs/performance.md has the figures).
 // The array is the statement's first parameter (the fault tests read it there).
 export const eventParts: readonly StatementPart[] = [
   part({
     name: 'input_events',
-    query: ({ rowsJson }) => sql`select * from jsonb_to_recordset(${rowsJson}::jsonb) as s(
+    query: ({ rows }) => sql`select * from jsonb_to_recordset(${rows}::jsonb) as s(
       app_key text, event_id text, fingerprint text, previous_fingerprint text, grouping int2, type text, ts int8,
       received_at int8, anonymous_id text, payload jsonb, message text, error_type text, culprit text, level text,
       release text, environment text, user_agent text, tags jsonb, handled text

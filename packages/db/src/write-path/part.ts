@@ -2,11 +2,12 @@
 // withParts, which joins parts into one WITH. The order is checked when the parts are joined, once per composition:
 // statement.ts composes the write statement when it loads, and each call only puts its inputs in.
 import { type RawBuilder, sql } from 'kysely';
+import type { JsonbArray } from '../jsonb-array';
 
 /** What a statement is given per call, each the parameter of the one part that reads it. */
 export interface StatementInputs {
-  /** The events, one JSON array of input rows (events.ts). */
-  rowsJson: string;
+  /** The events' input rows (events.ts), one jsonb array. */
+  rows: JsonbArray;
   /** The events received per app and hour of receipt, a JSON array (outcomes.ts). */
   receivedJson: string;
   /** The oldest hour an event still to come can bring (activity.ts). */

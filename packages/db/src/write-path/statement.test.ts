@@ -3,6 +3,7 @@
 // exactly the parts its SQL reads and the tables it writes.
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { JsonbArray } from '../jsonb-array';
 import { checkOrder, part, withParts } from './part';
 import { statementAnswer, statementParts, storeStatement } from './statement';
 
@@ -14,7 +15,7 @@ const db = new Kysely<unknown>({
     createQueryCompiler: () => new PostgresQueryCompiler(),
   },
 });
-const inputs = { rowsJson: '[]', receivedJson: '[]', keepFrom: 0 };
+const inputs = { rows: new JsonbArray([]), receivedJson: '[]', keepFrom: 0 };
 const answer = (...reads: string[]) => ({ reads, query: sql`select 1` });
 
 const a = part({ name: 'a', query: sql`select 1` });
@@ -48,7 +49,9 @@ describe('the write statement’s order', () => {
 
   it('passes the real statement', () => {
     expect(() => checkOrder(statementParts, statementAnswer)).not.toThrow();
-    expect(storeStatement('[]', '[]', 0).compile(db).sql).toMatch(/^\/\* prepared \*\/ with "input_events" as \(/);
+    expect(storeStatement(new JsonbArray([]), '[]', 0).compile(db).sql).toMatch(
+      /^\/\* prepared \*\/ with "input_events" as \(/,
+    );
   });
 
   it('has each real part declare the parts its SQL reads and the tables it writes', () => {

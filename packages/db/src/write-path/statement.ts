@@ -4,6 +4,7 @@
 // locked only when its state changes (a new issue, a regression, a user's new active hour).
 import { type RawBuilder, sql } from 'kysely';
 import { PREPARED } from '../connection';
+import type { JsonbArray } from '../jsonb-array';
 import { activityParts } from './activity';
 import { alertParts } from './alerts';
 import { issueUserParts, orgUserParts } from './distinct-users';
@@ -55,6 +56,6 @@ export const statementAnswer: FinalQuery = {
 const statement = withParts<StatementRow>(statementParts, statementAnswer, PREPARED);
 
 /** The statement for the given input rows (a JSON array, see events.ts) and the events received per app and hour (outcomes.ts). */
-export function storeStatement(rowsJson: string, receivedJson: string, keepFrom: number): RawBuilder<StatementRow> {
-  return statement({ rowsJson, receivedJson, keepFrom });
+export function storeStatement(rows: JsonbArray, receivedJson: string, keepFrom: number): RawBuilder<StatementRow> {
+  return statement({ rows, receivedJson, keepFrom });
 }
