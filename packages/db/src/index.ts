@@ -13,6 +13,7 @@ export * from './ingest';
 export * from './issue-tags';
 export * from './issue-work';
 export * from './issues';
+export * from './jsonb-array';
 export * from './migrate';
 export * from './orgs';
 export * from './outcomes';
