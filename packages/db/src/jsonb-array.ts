@@ -2,7 +2,8 @@
 // never become one string. A statement's rows run to megabytes; as one string they were a new large object every time
 // (V8 places strings over 128 KiB in fresh pages of their own), then copied again into pg's message. On the 2-CPU VM
 // of docs/performance.md, first touches of fresh memory cost more than the serialising itself: joining and sending a
-// statement's rows took 41 µs an event, these 12 (docs/performance.md, "Fresh memory").
+// statement's rows took 41-51 µs an event, these 12-20 (`pnpm --filter @collector/bench rows-param`; docs/performance.md,
+// "fresh memory").
 
 /** jsonb's binary input format: a version byte, then the text (PostgreSQL's jsonb_recv). */
 const JSONB_VERSION = 1;
