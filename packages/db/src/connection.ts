@@ -1,7 +1,7 @@
 // Opens the database: PostgreSQL through pg when a URL is given (a server of yours, or the embedded one that
 // embedded-postgres.ts starts), otherwise PGlite in a folder (EMBEDDED=pglite).
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import {
   type Compilable,
   type CompiledQuery,
@@ -46,14 +46,6 @@ export interface OpenDatabaseOptions {
 const INT8 = 20;
 const NUMERIC = 1700;
 const toNumber = (value: string) => Number(value);
-
-// A jsonb parameter to PGlite: a JsonbArray as its text, anything else as PGlite's own serializer would write it (a
-// bigint as its digits). node-pg asks the value itself (JsonbArray.toPostgres).
-const JSONB = 3802;
-const pgliteJsonb = (value: unknown): string =>
-  typeof value === 'string' || value instanceof JsonbArray
-    ? value.toString()
-    : JSON.stringify(value, (_key, inner) => (typeof inner === 'bigint' ? inner.toString() : inner));
 
 /**
  * How long a request may wait on PostgreSQL. A database that is down, restarting or frozen must turn requests into
@@ -249,9 +241,13 @@ function openPostgres(options: OpenDatabaseOptions & { url: string }): DatabaseH
 async function openPglite(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const dataDir = options.dataDir ?? 'memory://';
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
+  // A jsonb parameter: a JsonbArray as its text, anything else to PGlite's own serializer. node-pg asks the value
+  // itself (JsonbArray.toPostgres).
+  const jsonb = pgliteTypes.serializers[pgliteTypes.JSONB];
+  if (!jsonb) throw new Error('PGlite has no jsonb serializer to extend');
   const pglite = await PGlite.create(dataDir, {
     parsers: { [INT8]: toNumber, [NUMERIC]: toNumber },
-    serializers: { [JSONB]: pgliteJsonb },
+    serializers: { [pgliteTypes.JSONB]: (value) => (value instanceof JsonbArray ? value.toString() : jsonb(value)) },
   });
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   return {

@@ -22,10 +22,7 @@ describe('the group rule', () => {
     const batch = prepared('web_a', 'evt_1', 'evt_2', 'evt_1');
     expect(batch.keys).toEqual([appKeyed('web_a', 'evt_1'), appKeyed('web_a', 'evt_2')]);
     expect(batch.sent).toBe(3);
-    expect(batch.rows.map((row) => JSON.parse(row)).map((row: { event_id: string }) => row.event_id)).toEqual([
-      'evt_1',
-      'evt_2',
-    ]);
+    expect(batch.rows.map((row) => (JSON.parse(row) as { event_id: string }).event_id)).toEqual(['evt_1', 'evt_2']);
   });
 
   it('ends a group before a batch that repeats an eventId of the same app, and goes on from there', () => {

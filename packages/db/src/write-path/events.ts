@@ -76,9 +76,9 @@ function nonEmpty(tags: Record<string, string>): Record<string, string> | null {
 }
 
 // The rows travel as one JSON array (a JsonbArray of the rows' texts), parsed once by PostgreSQL, the payload column
-// taken from it as jsonb. Ten parallel
-// arrays cost more on both sides: in Node a string per payload, then pg escaping every element into an array literal;
-// in PostgreSQL the array literals, then each payload parsed again as jsonb (docs/performance.md has the figures).
+// taken from it as jsonb. Ten parallel arrays cost more on both sides: in Node a string per payload, then pg escaping
+// every element into an array literal; in PostgreSQL the array literals, then each payload parsed again as jsonb
+// (docs/performance.md has the figures).
 // The array is the statement's first parameter (the fault tests read it there).
 export const eventParts: readonly StatementPart[] = [
   part({
