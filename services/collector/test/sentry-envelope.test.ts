@@ -166,38 +166,79 @@ describe("hostile envelopes get the contract's 4xx", () => {
     expect(await refused(readEnvelope(request(envelope(attachment))))).toBe('PAYLOAD_TOO_LARGE');
   });
 
-  it('gzip, deflate and brotli bombs stop at the decompressed limit, costing little', async () => {
-    const zeros = Buffer.alloc(sentryLimits.decodedBytes + 12 * 1024 * 1024);
-    const bombs: Array<[string, Buffer]> = [
-      ['gzip', gzipSync(zeros, { level: 9 })],
-      ['deflate', deflateSync(zeros, { level: 9 })],
-      ['br', brotliCompressSync(zeros, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })],
-    ];
-    for (const [encoding, bomb] of bombs) {
-      expect(bomb.length).toBeLessThan(sentryLimits.wireBytes);
-      const heapBefore = process.memoryUsage().heapUsed;
-      const started = performance.now();
-      expect(await refused(readEnvelope(request(bomb, { 'content-encoding': encoding })))).toBe('PAYLOAD_TOO_LARGE');
-      expect(performance.now() - started).toBeLessThan(3_000);
-      expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024);
-    }
-    // /store/ holds one event: its decompressed limit is the event's.
-    const storeBomb = gzipSync(Buffer.alloc(2 * sentryLimits.eventBytes));
-    expect(await refused(readStoreBody(request(storeBomb, { 'content-encoding': 'gzip' })))).toBe('PAYLOAD_TOO_LARGE');
-  });
+  // A compressed body that declares a small Content-Length is decompressed in one call (up to 1 MiB out, else it
+  // streams after all); one without, or a larger one, streams: every case below is read both ways.
+  const compressed = (body: Uint8Array | string, encoding: string, declared: boolean) =>
+    request(body, {
+      'content-encoding': encoding,
+      ...(declared && { 'content-length': String(Buffer.byteLength(body)) }),
+    });
 
-  it('a corrupt or truncated compressed body: 400; an unknown encoding: 415', async () => {
-    const gz = gzipSync(Buffer.from(envelope(eventItem({ message: 'x' }))));
-    expect(await refused(readEnvelope(request(gz.subarray(0, gz.length - 10), { 'content-encoding': 'gzip' })))).toBe(
-      'INVALID_JSON',
-    );
-    expect(await refused(readEnvelope(request('not gzip at all', { 'content-encoding': 'gzip' })))).toBe(
-      'INVALID_JSON',
-    );
-    expect(await refused(readEnvelope(request(gz, { 'content-encoding': 'zstd' })))).toBe('UNSUPPORTED_MEDIA_TYPE');
-    const ok = await readEnvelope(request(gz, { 'content-encoding': 'gzip' }));
-    expect(ok.events).toHaveLength(1);
-  });
+  it.each([true, false])(
+    'gzip, deflate and brotli bombs stop at the decompressed limit, costing little (Content-Length: %s)',
+    async (declared) => {
+      const zeros = Buffer.alloc(sentryLimits.decodedBytes + 12 * 1024 * 1024);
+      const bombs: Array<[string, Buffer]> = [
+        ['gzip', gzipSync(zeros, { level: 9 })],
+        ['deflate', deflateSync(zeros, { level: 9 })],
+        ['br', brotliCompressSync(zeros, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })],
+      ];
+      for (const [encoding, bomb] of bombs) {
+        expect(bomb.length).toBeLessThan(sentryLimits.wireBytes);
+        const heapBefore = process.memoryUsage().heapUsed;
+        const started = performance.now();
+        expect(await refused(readEnvelope(compressed(bomb, encoding, declared)))).toBe('PAYLOAD_TOO_LARGE');
+        expect(performance.now() - started).toBeLessThan(3_000);
+        expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024);
+      }
+      // /store/ holds one event: its decompressed limit is the event's.
+      const storeBomb = gzipSync(Buffer.alloc(2 * sentryLimits.eventBytes));
+      expect(await refused(readStoreBody(compressed(storeBomb, 'gzip', declared)))).toBe('PAYLOAD_TOO_LARGE');
+      const storeEdge = JSON.stringify({ message: 'x'.repeat(sentryLimits.eventBytes - 20) }).padEnd(
+        sentryLimits.eventBytes,
+      );
+      expect((await readStoreBody(compressed(gzipSync(storeEdge), 'gzip', declared))).keptBytes).toBe(
+        sentryLimits.eventBytes,
+      );
+      expect(await refused(readStoreBody(compressed(gzipSync(`${storeEdge} `), 'gzip', declared)))).toBe(
+        'PAYLOAD_TOO_LARGE',
+      );
+    },
+  );
+
+  it.each([true, false])(
+    'a corrupt or truncated compressed body: 400; an unknown encoding: 415 (Content-Length: %s)',
+    async (declared) => {
+      const gz = gzipSync(Buffer.from(envelope(eventItem({ message: 'x' }))));
+      expect(await refused(readEnvelope(compressed(gz.subarray(0, gz.length - 10), 'gzip', declared)))).toBe(
+        'INVALID_JSON',
+      );
+      expect(await refused(readEnvelope(compressed('not gzip at all', 'gzip', declared)))).toBe('INVALID_JSON');
+      expect(await refused(readEnvelope(compressed(gz, 'zstd', declared)))).toBe('UNSUPPORTED_MEDIA_TYPE');
+      const ok = await readEnvelope(compressed(gz, 'gzip', declared));
+      expect(ok.events).toHaveLength(1);
+    },
+  );
+
+  it.each([true, false])(
+    'a small compressed envelope that decompresses past 1 MiB is read whole (Content-Length: %s)',
+    async (declared) => {
+      // An event, then a 5 MiB attachment of zeros (skipped): ~5 KiB gzipped, deflated or brotli'd.
+      const attachment = `${line({ type: 'attachment', length: 5 * 1024 * 1024 })}${'\0'.repeat(5 * 1024 * 1024)}\n`;
+      const body = Buffer.from(envelope(eventItem({ message: 'before the attachment' }), attachment));
+      for (const [encoding, compress] of [
+        ['gzip', gzipSync],
+        ['deflate', deflateSync],
+        ['br', brotliCompressSync],
+      ] as const) {
+        const sent = compress(body);
+        expect(sent.length).toBeLessThan(64 * 1024);
+        const read = await readEnvelope(compressed(sent, encoding, declared));
+        expect(read.events.map(({ event }) => event.message)).toEqual(['before the attachment']);
+        expect(read.skippedItems).toBe(1);
+      }
+    },
+  );
 
   it('an event nested past the limit, or two events in one envelope: 400 VALIDATION_FAILED', async () => {
     const deep = `${'['.repeat(sentryLimits.eventNestingDepth)}${']'.repeat(sentryLimits.eventNestingDepth)}`;
