@@ -11,7 +11,8 @@
 //             `--fold-every` statements: PostgreSQL's time with the round trip, the wall clock of each call
 //
 // --batches compares the batch endpoint's work instead: 50-event bodies as `pnpm bench` sends them, parsed, each event
-// judged, each body's rows serialised; statements of `--group` events (rounded to whole bodies).
+// judged, each body's rows serialised; statements of `--group` events (rounded to whole bodies). --store compares the
+// /store/ endpoint's: the same events one a body, gzipped, read from a request that arrived whole (readStoreBody).
 //
 // --explain [RATE] adds where the write statement's time goes, part by part (its CTEs): auto_explain logs the plans of
 // that share of statements (0.02) with actual times to the server's log (--pg-log, or Debian's), and the top node of
@@ -19,10 +20,12 @@
 //
 //   pnpm --filter @collector/bench versus --against ../old [--rounds 8] [--events 2000] [--group 16] [--fold-every 25]
 //     [--pg-url postgres://postgres@127.0.0.1:5432/postgres] [--parts node,postgres] [--explain 0.02] [--pg-log FILE]
-//     [--batches]
+//     [--batches | --store]
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { createEventSource, parseFlags, percentile } from '@collector/tool-kit';
 import pg from 'pg';
 import { browserSdk, envelopeBody, sentryEventSource } from './sentry';
@@ -30,7 +33,7 @@ import { stageClock } from './stage-clock';
 import { findPgLog } from './workers';
 
 const usage =
-  'pnpm --filter @collector/bench versus --against DIR [--rounds 8] [--events 2000] [--group 16] [--fold-every 25] [--pg-url URL] [--parts node,postgres] [--explain RATE] [--pg-log FILE] [--batches]';
+  'pnpm --filter @collector/bench versus --against DIR [--rounds 8] [--events 2000] [--group 16] [--fold-every 25] [--pg-url URL] [--parts node,postgres] [--explain RATE] [--pg-log FILE] [--batches | --store]';
 const { flags, number } = parseFlags(usage, {
   against: { type: 'string' },
   rounds: { type: 'string', default: '8' },
@@ -42,6 +45,7 @@ const { flags, number } = parseFlags(usage, {
   explain: { type: 'string' },
   'pg-log': { type: 'string' },
   batches: { type: 'boolean', default: false },
+  store: { type: 'boolean', default: false },
 });
 if (!flags.against) {
   console.error(`--against DIR is required\n\n${usage}`);
@@ -94,7 +98,7 @@ interface Format {
   source: 'sentry' | 'batch';
   eventsPerBody: number;
   bodies: () => Buffer[];
-  parse: (tree: Tree, body: Buffer) => Module;
+  parse: (tree: Tree, body: Buffer) => Module | Promise<Module>;
   map: (tree: Tree, parsed: Module, receivedAt: number) => unknown[];
 }
 
@@ -130,11 +134,26 @@ const batchFormat: Format = {
   map: (_tree, parsed) => parsed.events,
 };
 
-const format = flags.batches ? batchFormat : envelopeFormat;
+// --store: the same events, each gzipped JSON as python's sentry-sdk posts to /store/, read from a request whose body
+// arrived with its headers (as a small one does) by the tree's readStoreBody, decompression included.
+const storeRequest = (body: Buffer) =>
+  Object.assign(Readable.from([body], { objectMode: false }), {
+    headers: { 'content-encoding': 'gzip', 'content-length': String(body.length) },
+    complete: true,
+  });
+const storeFormat: Format = {
+  ...envelopeFormat,
+  name: 'gzipped store',
+  stages: ['read store body', 'map Sentry event'],
+  bodies: () => Array.from({ length: eventsPerRound }, () => gzipSync(JSON.stringify(nextEvent()))),
+  parse: (tree, body) => tree.envelope.readStoreBody(storeRequest(body)),
+};
+
+const format = flags.batches ? batchFormat : flags.store ? storeFormat : envelopeFormat;
 const nodeStages = [...format.stages, 'judge', 'prepareBatch'] as const;
 
 /** The tree's Node work for each body, stage by stage (µs in all); returns the prepared batches, one a body. */
-function nodeWork(tree: Tree, bodies: readonly Buffer[], appKey: string, took: number[]): Module[] {
+async function nodeWork(tree: Tree, bodies: readonly Buffer[], appKey: string, took: number[]): Promise<Module[]> {
   const { judgeEvent } = tree.domain;
   const { prepareBatch } = tree.db;
   const prepared: Module[] = [];
@@ -142,7 +161,7 @@ function nodeWork(tree: Tree, bodies: readonly Buffer[], appKey: string, took: n
   for (const body of bodies) {
     start();
     const receivedAt = Date.now();
-    const parsed = format.parse(tree, body);
+    const parsed = await format.parse(tree, body);
     lap(0);
     const raws = format.map(tree, parsed, receivedAt);
     lap(1);
@@ -253,7 +272,7 @@ try {
     for (const index of order) {
       const tree = trees[index] as Tree;
       const took = new Array<number>(nodeStages.length).fill(0);
-      const prepared = nodeWork(tree, bodies, appKeyOf(index), took);
+      const prepared = await nodeWork(tree, bodies, appKeyOf(index), took);
       if (round >= 0) nodeRuns[index]?.push(took.map((us) => us / events));
       const database = databases[index];
       if (database) {
