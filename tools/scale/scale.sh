@@ -5,7 +5,9 @@
 # and of PostgreSQL's, cores busy (theirs and the machine's), and lock waits over 10 ms (log_lock_waits with
 # deadlock_timeout = 10ms) per batch, by lock and relation. An entry of NS may name WRITE_CONCURRENCY: "8c1" is
 # WORKERS=8 with one write statement in flight per process. SKIP_BASE=1 leaves the baseline out. USERS and
-# FINGERPRINTS reach the load generator (tools/scale/loadgen.mjs, copied over the packed one). README.md: how to run.
+# FINGERPRINTS reach the load generator (tools/scale/loadgen.mjs, copied over the packed one). PRE_SQL, if set, runs
+# on the collector's database after it has migrated it, before the load (an index changed for an experiment, say).
+# README.md: how to run.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 NS=${NS:-"1 2 4 8"}; SECS=${SECS:-15}; LOADGENS=${LOADGENS:-4}; CONNS=${CONNS:-16}; PGPORT=${PGPORT:-55432}
@@ -41,6 +43,7 @@ for spec in $NS; do
   tok=$(curl -s -XPOST localhost:4100/api/auth/register -H 'content-type: application/json' -d "{\"email\":\"s$N@example.com\",\"password\":\"scale run password\"}" | sed 's/.*"token":"\([^"]*\)".*/\1/')
   key=$(curl -s -XPOST localhost:4100/api/apps -H "authorization: Bearer $tok" -H 'content-type: application/json' -d '{"name":"scale","type":"web"}' | sed 's/.*"appKey":"\([^"]*\)".*/\1/')
   sed "s/APPKEYPH/$key/g" $here/body-template.json > $here/body.json
+  [ -n "${PRE_SQL:-}" ] && { sql svc$N "$PRE_SQL" >/dev/null || echo "  PRE_SQL failed"; }
   SECS_SAVE=$SECS; SECS=3; load http://127.0.0.1:4100/api/events/batch w$N >/dev/null; SECS=$SECS_SAVE
   [ -n "${SAMPLE:-}" ] && { $node $here/sample.mjs "postgres://postgres@127.0.0.1:$PGPORT/svc$N" $((SECS-2)) > $D/sample.svc$N & smp=$!; }
   c0s=$(cpu_of $(svc_pids $svc)); c0p=$(cpu_of $(pg_pids)); l0=$(wc -l < $D/pg.log); t0=$(date +%s.%N); m0=$(awk '/^cpu /{print $2+$3+$4+$7+$8+$9}' /proc/stat)
