@@ -48,6 +48,8 @@ interface Point {
   lockShare: number;
   waitsPer1000: number | undefined;
   otherWaitsPer1000: number | undefined;
+  /** The row waits by the table they were on, most first: "issues 45, app_users 3". */
+  waitsOn: string;
   batches: number;
   /** CPU µs per stored event: the server's processes, PostgreSQL's, and this process's (the load). */
   cpuPerEvent: { server: number; postgres: number; load: number };
@@ -71,13 +73,32 @@ export function findPgLog(given: string | undefined, version: string): string | 
 /**
  * The waits for a row lock longer than deadlock_timeout that the log gained since `from` (a byte offset), for
  * `database`: log_lock_waits' "still waiting for" lines on a transaction (a row another transaction wrote) or a tuple.
- * Waits on other locks (a relation's extension, an advisory lock) are counted apart.
+ * Waits on other locks (a relation's extension, an advisory lock) are counted apart. `relations`: the row waits by the
+ * table their entry's CONTEXT line names ("while inserting index tuple ... in relation "issues""), to tell a new
+ * issue's insert from a user's hour list, say.
  */
-function lockWaitsSince(log: string, from: number, database: string): { rows: number; other: number } {
-  const text = readFileSync(log).subarray(from).toString('utf8');
-  const waits = text.split('\n').filter((line) => line.includes('still waiting for') && line.includes(`@${database} `));
-  const rows = waits.filter((line) => / on (transaction|tuple) /.test(line)).length;
-  return { rows, other: waits.length - rows };
+function lockWaitsSince(
+  log: string,
+  from: number,
+  database: string,
+): { rows: number; other: number; relations: Map<string, number> } {
+  const lines = readFileSync(log).subarray(from).toString('utf8').split('\n');
+  let rows = 0;
+  let other = 0;
+  const relations = new Map<string, number>();
+  for (const [index, line] of lines.entries()) {
+    if (!line.includes('still waiting for') || !line.includes(`@${database} `)) continue;
+    if (!/ on (transaction|tuple) /.test(line)) {
+      other++;
+      continue;
+    }
+    rows++;
+    // The entry's DETAIL and CONTEXT lines follow it, each with the same prefix.
+    const context = lines.slice(index + 1, index + 5).find((next) => next.includes('CONTEXT:'));
+    const relation = context?.match(/in relation "([^"]+)"/)?.[1] ?? '?';
+    relations.set(relation, (relations.get(relation) ?? 0) + 1);
+  }
+  return { rows, other, relations };
 }
 
 export async function runWorkersBench(options: WorkersBenchOptions): Promise<void> {
@@ -206,6 +227,12 @@ export async function runWorkersBench(options: WorkersBenchOptions): Promise<voi
         lockShare,
         waitsPer1000: waits === undefined ? undefined : (waits.rows / Math.max(round.requests, 1)) * 1000,
         otherWaitsPer1000: waits === undefined ? undefined : (waits.other / Math.max(round.requests, 1)) * 1000,
+        waitsOn: waits
+          ? [...waits.relations]
+              .sort((a, b) => b[1] - a[1])
+              .map(([relation, count]) => `${relation} ${count}`)
+              .join(', ')
+          : '',
         batches: round.requests,
         cpuPerEvent,
         lost,
@@ -224,7 +251,7 @@ export async function runWorkersBench(options: WorkersBenchOptions): Promise<voi
         `  ${which} WORKERS=${workers}: ${fmt(point.eventsPerSecond)} events/s, p99 ${fmt(point.p99)} ms, ` +
           `waiting on locks ${fmt(point.lockShare * 100)}% of active backends, ` +
           `row-lock waits > 10 ms ${point.waitsPer1000 === undefined ? 'n/a' : fmt(point.waitsPer1000, 1)} per 1,000 batches ` +
-          `(other lock waits ${point.otherWaitsPer1000 === undefined ? 'n/a' : fmt(point.otherWaitsPer1000, 1)}), ` +
+          `(${point.waitsOn ? `on ${point.waitsOn}; ` : ''}other lock waits ${point.otherWaitsPer1000 === undefined ? 'n/a' : fmt(point.otherWaitsPer1000, 1)}), ` +
           `CPU µs per event: server ${fmt(point.cpuPerEvent.server)}, PostgreSQL ${fmt(point.cpuPerEvent.postgres)}, ` +
           `load ${fmt(point.cpuPerEvent.load)}; ${point.lost}`,
       );
