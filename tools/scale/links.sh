@@ -1,6 +1,7 @@
 # ../shared/scale/pack.sh holds the bundle's run-time packages under node_modules/.pnpm but not the links that let
 # services/collector/dist/main.mjs resolve them (the collector then stops at its first import): make them, after
-# unpacking. PGlite is a stub in the pack; it gets the package.json and the exports its import needs. Usage: bash links.sh [ROOT]
+# unpacking. PGlite is a stub in the pack; it gets the package.json and the exports its import needs.
+# Usage: bash links.sh [ROOT]
 R=${1:-/work/main}; nm=$R/services/collector/node_modules
 mkdir -p $nm/@collector; ln -sfn $R/packages/sdk-browser $nm/@collector/sdk-browser
 mkdir -p $nm/@electric-sql $nm/@node-rs $nm/@embedded-postgres

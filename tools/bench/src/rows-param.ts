@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import { JsonbArray, prepareBatch } from '@collector/db';
 import { judgeEvent } from '@collector/domain';
-import { createEventSource, parseFlags } from '@collector/tool-kit';
+import { createEventSource, parseFlags, percentile } from '@collector/tool-kit';
 
 const usage = 'pnpm --filter @collector/bench rows-param [--batches-per-statement 20] [--statements 20] [--rounds 12]';
 const { number } = parseFlags(usage, {
@@ -64,7 +64,7 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const median = (values: number[]) => percentile(values, 50);
 console.log(
   `${rounds - 2} rounds (after 2 of warm-up) of ${statements} statements of ${perStatement} batches (${eventCount} events), alternating; µs per event`,
 );
