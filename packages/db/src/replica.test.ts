@@ -294,8 +294,15 @@ describe.skipIf(unavailable !== undefined)(
       const { rows } = await sql<{ recovery: boolean }>`select pg_is_in_recovery() as recovery`.execute(standbyDb);
       expect(rows[0]?.recovery).toBe(true);
       await caughtUp();
-      const { rows: senders } = await sql<{ name: string; state: string }>`
-        select application_name as name, state from pg_stat_replication`.execute(primaryDb);
+      // The sender says "catchup" until it has processed the standby's reply to what it sent: a moment after replay
+      // caught up, so its state is read until it changes (or 30 s pass), then checked.
+      const started = Date.now();
+      let senders: { name: string; state: string }[] = [];
+      do {
+        if (senders.length > 0) await new Promise((done) => setTimeout(done, 20));
+        ({ rows: senders } = await sql<{ name: string; state: string }>`
+          select application_name as name, state from pg_stat_replication`.execute(primaryDb));
+      } while (senders.some(({ state }) => state === 'catchup') && Date.now() - started < 30_000);
       expect(senders).toEqual([{ name: 'collector_replica', state: 'streaming' }]);
     });
 
