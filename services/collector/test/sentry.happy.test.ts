@@ -120,6 +120,39 @@ describe('Sentry endpoints, happy paths', () => {
     expect(totals.events).toBe(4);
   });
 
+  it('reads the SDK from sentry_client, in the query or X-Sentry-Auth, on the paths SDKs use and on other spellings', async () => {
+    const { token, app, projectId, publicKey } = await newApp();
+    // The second spelling of each pair (upper case) is answered by Express's routes
+    // rather than by the fast path taken before Express: both read the key and the client alike.
+    const cases = [
+      { path: `/api/${projectId}/envelope/?sentry_key=${publicKey}&sentry_client=raven-js/3.22.1`, headers: {} },
+      { path: `/API/${projectId}/envelope/?sentry_client=raven-js/3.22.2&sentry_key=${publicKey}`, headers: {} },
+      {
+        path: `/api/${projectId}/store/`,
+        headers: { 'x-sentry-auth': `Sentry sentry_version=7, sentry_client=raven-js/3.22.3, sentry_key=${publicKey}` },
+      },
+      {
+        path: `/api/${projectId}/STORE/`,
+        headers: { 'x-sentry-auth': `Sentry sentry_version=7, sentry_client=raven-js/3.22.4, sentry_key=${publicKey}` },
+      },
+    ];
+    const sent: string[] = [];
+    for (const [index, { path, headers }] of cases.entries()) {
+      const one = event({ message: `client case ${index}`, exception: undefined });
+      const body = path.toLowerCase().includes('/envelope/') ? { rawBody: eventEnvelope(one) } : { body: one };
+      const reply = await server.call('POST', path, { ...body, headers });
+      expect(reply.status, path).toBe(200);
+      sent.push(`evt_${one.event_id}`);
+    }
+    const issues = (await server.call('GET', `/api/issues?appKey=${app.appKey}`, { token })).body.issues;
+    const versions = new Map<string, string>();
+    for (const issue of issues) {
+      const detail = await server.call('GET', `/api/issues/${encodeURIComponent(issue.id)}`, { token });
+      for (const stored of detail.body.events) versions.set(stored.eventId, stored.sdkVersion);
+    }
+    expect(sent.map((id) => versions.get(id))).toEqual(['3.22.1', '3.22.2', '3.22.3', '3.22.4']);
+  });
+
   it('takes any content type or none, and gzip, deflate and br', async () => {
     const { projectId, publicKey } = await newApp();
     const path = `/api/${projectId}/envelope/?sentry_key=${publicKey}`;

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type CheckedApp, contractError, type Ingestion, toAppError } from '@collector/api';
 import { parseDsn } from '@collector/domain';
 import cors from 'cors';
-import { type Request, type RequestHandler, Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import { sendJson } from '../errors';
 import { setRequestId } from '../request-id';
 import { heldBytes, readEnvelope, readStoreBody, type SentryEnvelope } from './envelope';
@@ -23,32 +23,35 @@ function authHeaderField(header: string | undefined, wanted: string): string | u
   return undefined;
 }
 
-const keyFromAuthHeader = (header: string | undefined) => authHeaderField(header, 'sentry_key');
+/** What a request says of itself: the key it names, and the SDK that sent it. */
+interface SentryAuth {
+  publicKey: string | undefined;
+  /**
+   * `sentry_client` (`raven-js/3.22.1`): the SDK's name and version, which old SDKs send only there, not in the event's
+   * `sdk`.
+   */
+  client: string | undefined;
+}
 
 /**
- * `sentry_client` (`raven-js/3.22.1`) from the query string or X-Sentry-Auth: the SDK's name and version, which old
- * SDKs send only there, not in the event's `sdk`.
+ * The key and client from the query string (`query`, the URL's part after `?`) or else X-Sentry-Auth, the query parsed
+ * once. URLSearchParams.get takes the first of a repeated key, as the REST paths' query parser does.
  */
-function clientOf(req: IncomingMessage): string | undefined {
-  const query = req.url?.split('?')[1];
-  const fromQuery = query ? new URLSearchParams(query).get('sentry_client') : null;
+function authOf(req: IncomingMessage, query: string | undefined): SentryAuth {
+  const params = query ? new URLSearchParams(query) : undefined;
   const header = req.headers['x-sentry-auth'];
-  return fromQuery || authHeaderField(Array.isArray(header) ? header[0] : header, 'sentry_client');
+  const auth = Array.isArray(header) ? header[0] : header;
+  return {
+    publicKey: params?.get('sentry_key') || authHeaderField(auth, 'sentry_key'),
+    client: params?.get('sentry_client') || authHeaderField(auth, 'sentry_client'),
+  };
 }
 
-function keyFromRequest(req: Request): string | undefined {
-  // The query parser keeps every value as a list of strings (rest-adapter.ts); a repeated key takes the first.
-  const query = req.query as Record<string, string[] | string | undefined>;
-  const fromQuery = Array.isArray(query.sentry_key) ? query.sentry_key[0] : query.sentry_key;
-  return fromQuery || keyFromAuthHeader(req.get('x-sentry-auth'));
-}
-
-/** The same key as keyFromRequest, from the raw query string: URLSearchParams.get takes the first of a repeated key. */
-function keyFromQueryString(req: IncomingMessage, query: string | undefined): string | undefined {
-  const fromQuery = query ? new URLSearchParams(query).get('sentry_key') : null;
-  const header = req.headers['x-sentry-auth'];
-  return fromQuery || keyFromAuthHeader(Array.isArray(header) ? header[0] : header);
-}
+const queryOf = (req: IncomingMessage): string | undefined => {
+  const url = req.url ?? '';
+  const start = url.indexOf('?');
+  return start < 0 ? undefined : url.slice(start + 1);
+};
 
 // SDKs on any page post here: the headers they send are allowed, and the rate-limit headers they honour are exposed.
 const exposedHeaders = ['Retry-After', 'X-Sentry-Rate-Limits'];
@@ -81,6 +84,7 @@ function readAndIngest(
   reader: (typeof readers)[keyof typeof readers],
   app: CheckedApp | undefined,
   projectId: string,
+  client: string | undefined,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<string | undefined> {
@@ -90,7 +94,6 @@ function readAndIngest(
     const dsn = typeof envelope.header.dsn === 'string' ? parseDsn(envelope.header.dsn) : undefined;
     // The answer's id is the Sentry event_id (an envelope holds at most one event).
     const eventId = envelope.events[0]?.eventId;
-    const client = clientOf(req);
     return ingestion
       .ingest(app ?? { projectId, publicKey: dsn?.publicKey }, {
         format: 'sentry',
@@ -115,7 +118,7 @@ async function handlePost(
   ingestion: Ingestion,
   reader: (typeof readers)[keyof typeof readers],
   projectId: string,
-  publicKey: string | undefined,
+  { publicKey, client }: SentryAuth,
   req: IncomingMessage,
   res: ServerResponse,
   fail: (error: unknown) => void,
@@ -127,7 +130,7 @@ async function handlePost(
     if (!ingestion.admit(req, res, reader.maxHeldBytes)) throw ingestion.refusal;
     // A key in the URL or header is checked before the body is read: a wrong one costs nothing more.
     if (publicKey !== undefined) app = await ingestion.check({ projectId, publicKey });
-    const eventId = await readAndIngest(ingestion, reader, app, projectId, req, res);
+    const eventId = await readAndIngest(ingestion, reader, app, projectId, client, req, res);
     sendJson(res, 200, eventId !== undefined ? { id: eventId } : {});
   } catch (error) {
     const appError = toAppError(error);
@@ -161,8 +164,8 @@ export function sentryFastPath(
     setRequestId(req, res);
     for (const [name, value] of postCorsHeaders) res.setHeader(name, value);
     const reader = readers[match[2] as 'envelope' | 'store'];
-    const publicKey = keyFromQueryString(req, match[3]);
-    void handlePost(ingestion, reader, match[1] as string, publicKey, req, res, (error) => fail(error, req, res));
+    const auth = authOf(req, match[3]);
+    void handlePost(ingestion, reader, match[1] as string, auth, req, res, (error) => fail(error, req, res));
     return true;
   };
 }
@@ -174,7 +177,7 @@ export function createSentryRoutes(ingestion: Ingestion): Router {
   const handle =
     (reader: (typeof readers)[keyof typeof readers]): RequestHandler =>
     (req, res, next) =>
-      handlePost(ingestion, reader, String(req.params.projectId), keyFromRequest(req), req, res, next);
+      handlePost(ingestion, reader, String(req.params.projectId), authOf(req, queryOf(req)), req, res, next);
 
   router.post('/api/:projectId/envelope', handle(readers.envelope));
   router.post('/api/:projectId/store', handle(readers.store));
