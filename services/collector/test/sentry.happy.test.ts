@@ -124,7 +124,7 @@ describe('Sentry endpoints, happy paths', () => {
     const { token, app, projectId, publicKey } = await newApp();
     // The second spelling of each pair (upper case) is answered by Express's routes
     // rather than by the fast path taken before Express: both read the key and the client alike.
-    const cases = [
+    const cases: Array<{ path: string; headers: Record<string, string> }> = [
       { path: `/api/${projectId}/envelope/?sentry_key=${publicKey}&sentry_client=raven-js/3.22.1`, headers: {} },
       { path: `/API/${projectId}/envelope/?sentry_client=raven-js/3.22.2&sentry_key=${publicKey}`, headers: {} },
       {
