@@ -71,6 +71,10 @@ const invalid = (what: string, message: string) =>
 
 const newEventId = () => randomUUID().replaceAll('-', '');
 
+/** Chunks read as one buffer: the one chunk itself when there is one (a small body usually is), else a copy of all. */
+const joined = (chunks: readonly Buffer[]): Buffer =>
+  chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+
 /**
  * Whether JSON text nests deeper than `max` arrays/objects: a scan without parsing, so a deep payload costs one pass.
  * A string is skipped with indexOf to its closing quote (most of an event's text is in strings): a scan of every
@@ -222,7 +226,7 @@ export class EnvelopeParser {
   }
 
   private takeBuffered(): Buffer {
-    const bytes = this.buffered.length === 1 ? (this.buffered[0] as Buffer) : Buffer.concat(this.buffered);
+    const bytes = joined(this.buffered);
     this.buffered = [];
     this.bufferedBytes = 0;
     return bytes;
@@ -404,7 +408,7 @@ async function streamBody(req: IncomingMessage, decodedLimit: number, consume: (
   if (declared === 0 || declared > syncWireBytes) return decompressStream(req, compression, decodedLimit, consume);
   const chunks: Buffer[] = [];
   await readPlainBody(req, sentryLimits.wireBytes, (chunk) => chunks.push(chunk));
-  const body = Buffer.concat(chunks);
+  const body = joined(chunks);
   let decoded: Buffer;
   try {
     decoded = compression.sync(body, { maxOutputLength: Math.min(decodedLimit, syncDecodedBytes) });
@@ -527,7 +531,7 @@ export async function readEnvelope(req: IncomingMessage): Promise<SentryEnvelope
 export async function readStoreBody(req: IncomingMessage): Promise<SentryEnvelope> {
   const chunks: Buffer[] = [];
   await streamBody(req, sentryLimits.eventBytes, (chunk) => chunks.push(chunk));
-  const body = Buffer.concat(chunks);
+  const body = joined(chunks);
   const event = parseObject(body, 'event', sentryLimits.eventNestingDepth);
   return {
     header: {},
