@@ -68,23 +68,16 @@ function foldCounter({ table, keys, sums, owner }: Counter) {
     )}`;
 }
 
-/** Issue deltas' counts and seen times added up: the columns of both sums below. */
-const deltaCounts = sql`sum(events) as events, sum(users) as users, min(first_seen) as first_seen,
-      max(last_seen) as last_seen`;
-
 /**
  * Issue deltas added up per issue: what the fold adds to an issue's row, and what the list adds to its folded values
  * to sort by exact ones. `deltas`: issue_deltas, or rows taken from it.
  */
 export const sumIssueDeltas = (deltas: RawBuilder<unknown>) =>
-  sql`select app_key, fingerprint, ${deltaCounts},
+  sql`select app_key, fingerprint, sum(events) as events, sum(users) as users, min(first_seen) as first_seen,
+      max(last_seen) as last_seen,
       (array_agg(level order by last_seen desc))[1] as level,
       (array_agg(last_release order by last_seen desc) filter (where last_release is not null))[1] as last_release
     from ${deltas} group by 1, 2`;
-
-/** The unfolded deltas of one issue, the row `i` of a lateral join, added up through the deltas' issue index. */
-export const sumDeltasOfIssue = sql`select ${deltaCounts} from issue_deltas x
-      where x.app_key = i.app_key and x.fingerprint = i.fingerprint`;
 
 /**
  * Issues' deltas into their rows. The folder is the only writer of these columns, so it locks an issue's row only for

@@ -8,8 +8,13 @@ export interface IssueKey {
   fingerprint: string;
 }
 
-/** `select ... as k(app_key, fingerprint)`: the keys as rows, to put in a WITH and join `using (app_key, fingerprint)`. */
-export function issueKeyRows(keys: readonly IssueKey[]): RawBuilder<{ app_key: string; fingerprint: string }> {
+/**
+ * `select ... as k(app_key, fingerprint, n)`: the keys as rows, to put in a WITH and join `using (app_key, fingerprint)`;
+ * n is a key's place in `keys`, from 1, for answers that name an issue by a number rather than by its two texts.
+ */
+export function issueKeyRows(
+  keys: readonly IssueKey[],
+): RawBuilder<{ app_key: string; fingerprint: string; n: number }> {
   return sql`select * from unnest(${keys.map((key) => key.appKey)}::text[],
-    ${keys.map((key) => key.fingerprint)}::text[]) as k(app_key, fingerprint)`;
+    ${keys.map((key) => key.fingerprint)}::text[]) with ordinality as k(app_key, fingerprint, n)`;
 }

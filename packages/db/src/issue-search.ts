@@ -38,7 +38,7 @@ const facetKeys = ['release', 'environment', 'handled', 'has', 'tag'] as const;
 type FacetTerm = Extract<SearchTerm, { key: (typeof facetKeys)[number] }>;
 
 /** Whether a term is read from issue_facets. */
-export function readsFacets(term: SearchTerm): term is FacetTerm {
+function readsFacets(term: SearchTerm): term is FacetTerm {
   return (facetKeys as readonly string[]).includes(term.key);
 }
 

@@ -17,9 +17,9 @@ import {
 } from '@collector/domain';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { PREPARED } from './connection';
-import { sumDeltasOfIssue, sumIssueDeltas } from './counters';
+import { sumIssueDeltas } from './counters';
 import { issueKeyRows } from './issue-keys';
-import { assignedTo, readsFacets, searchConditions, seenWith } from './issue-search';
+import { assignedTo, searchConditions, seenWith } from './issue-search';
 import type { Database, IssueRow } from './schema';
 
 export function toIssue(row: IssueRow): Issue {
@@ -87,19 +87,25 @@ export interface IssueListQuery {
  * The user's issues that match the filters, in the sort's order (ties: appKey, then fingerprint, descending), with how
  * many match in all; reads one row more than asked to tell whether a next page exists.
  * The filters are read from the user's issue rows, which are few (thousands, against millions of events): one bounded
- * scan finds the matching keys, once for the count and once for the page, which seeks past the cursor on the sort key.
+ * scan finds the matching keys, mostly from the index that holds what the list filters and sorts by (migration 0024),
+ * once for the count and once for the page, which seeks past the cursor on the sort key.
  * The search's free text reads search_text, lower-cased when the issue was written, so it costs a byte search per issue.
  * Release, environment and the search's facet terms come from issue_facets, whose key finds an app's issues seen with a
  * value (issue-search.ts).
- * Counts are exact (counters.ts): the issues' folded values plus their unfolded deltas, which are few (a second's
- * statements at most), summed once and hash-joined; with facet conditions, summed per issue by index (below).
+ * The page is sorted by exact values (counters.ts): an issue's folded value plus its unfolded deltas. Only issues with
+ * deltas (d: a fold's worth, few) can differ from their folded value, so the page is the first of: the top
+ * limit + |d| issues by folded value less those with deltas, and the issues with deltas by exact value. That is
+ * exact, and only the few issues with deltas are joined to them: adding them to every matching issue cost a fifth of
+ * the statement. Those are found from d, by the issues' key, with the filters applied to them again: joined to the
+ * matching issues instead, on a misestimate of how many match (facet conditions' selectivities multiply), PostgreSQL
+ * could read every delta again for every issue, as the list once did (474 ms where 18 was due, docs/performance.md).
  */
 export async function listIssues(
   db: Kysely<Database>,
   query: IssueListQuery,
 ): Promise<{ rows: IssueRow[]; hasMore: boolean; total: number }> {
   const take = query.limit + 1;
-  const column = exactSortKeys[query.sort];
+  const folded = sql.ref(`i.${sortColumns[query.sort]}`);
   const conditions = [sql`a.org_id = any(${[...query.orgIds]}::text[])`];
   if (query.appKey !== undefined) conditions.push(sql`a.app_key = ${query.appKey}`);
   if (query.assignee !== undefined) conditions.push(assignedTo(query.assignee));
@@ -110,28 +116,30 @@ export async function listIssues(
     const value = query[facet];
     if (value !== undefined) conditions.push(seenWith([facet], [{ match: 'exact', text: value }]));
   }
-  const facetFiltered =
-    query.release !== undefined || query.environment !== undefined || (query.terms?.some(readsFacets) ?? false);
+  const matches = sql.join(conditions, sql` and `);
   const after = query.after;
-  const bound = after
-    ? sql`where (m.sort_key, m.app_key, m.fingerprint) < (${after.value}::int8, ${after.appKey}, ${after.fingerprint})`
-    : sql``;
-  // An issue's unfolded deltas (d): summed once for all and hash-joined, or, with facet conditions, summed per issue
-  // through the deltas' issue index. PostgreSQL multiplies facet conditions' selectivities and may expect one matching
-  // issue where thousands match; joined to the summed deltas on that estimate, it read every unfolded delta again for
-  // every issue (474 ms where 18 was due, docs/performance.md). An index probe per issue costs ~1 µs and cannot do that.
-  const deltas = facetFiltered
-    ? sql`left join lateral (${sumDeltasOfIssue}) d on true`
-    : sql`left join deltas d on d.app_key = i.app_key and d.fingerprint = i.fingerprint`;
+  const past = (key: RawBuilder<unknown>) =>
+    after
+      ? sql`where (${key}, m.app_key, m.fingerprint) < (${after.value}::int8, ${after.appKey}, ${after.fingerprint})`
+      : sql``;
   const { rows } = await sql<IssueRow & { total: number }>`
-    with deltas as (${sumIssueDeltas(sql`issue_deltas`)}),
+    with d as (${sumIssueDeltas(sql`issue_deltas`)}),
     matching as materialized (
-      select i.app_key, i.fingerprint, ${column} as sort_key from issues i join apps a on a.app_key = i.app_key
-      ${deltas}
-      where ${sql.join(conditions, sql` and `)}
+      select i.app_key, i.fingerprint, ${folded} as folded from issues i join apps a on a.app_key = i.app_key
+      where ${matches}
+    ),
+    candidates as (
+      select m.app_key, m.fingerprint, m.folded as sort_key from (
+        select m.app_key, m.fingerprint, m.folded from matching m ${past(sql`m.folded`)}
+        order by m.folded desc, m.app_key desc, m.fingerprint desc limit ${take} + (select count(*) from d)
+      ) m where not exists (select from d where d.app_key = m.app_key and d.fingerprint = m.fingerprint)
+      union all
+      select i.app_key, i.fingerprint, ${exactSortKeys[query.sort]} from d
+      join issues i on i.app_key = d.app_key and i.fingerprint = d.fingerprint join apps a on a.app_key = i.app_key
+      where ${matches}
     ),
     page as (
-      select m.app_key, m.fingerprint, m.sort_key from matching m ${bound}
+      select m.app_key, m.fingerprint, m.sort_key from candidates m ${past(sql`m.sort_key`)}
       order by m.sort_key desc, m.app_key desc, m.fingerprint desc limit ${take}
     )
     select t.total, i.* from (select count(*)::int8 as total from matching) t
@@ -239,9 +247,11 @@ export async function issueSeries(
 /**
  * Each issue's events per UTC day over the last issueListSeriesDays days at `now` (the list's sparklines), keyed by
  * `appKey\u0000fingerprint`, every day present: one query for a page of issues, exact through the issue_days view's
- * two tables. Each issue's days are read and summed on their own (a lateral join: an index probe in each table, a sort
- * of at most two weeks of day numbers), not grouped for the whole page, which sorted the page's ~700 rows by their text
- * keys (a third of the query's time). Through the view, PostgreSQL summed every issue's days before filtering.
+ * two tables, whose rows for a day are added up here. The page's ~700 (issue, day) rows come back as three JSON arrays
+ * in one row, the issue as its place in the page: a row per issue and day costs the driver more to parse than
+ * PostgreSQL to find, and JSON.parse reads arrays eight times faster than the driver's parser of PostgreSQL's array
+ * text. Summed in PostgreSQL per issue (a lateral join, its GROUP BY and ordered aggregates), the same took twice as
+ * long; grouped for the whole page by text keys, three times.
  * Prepared: the text is the same for every page (the keys and days are parameters).
  */
 export async function issueListSeries(
@@ -249,41 +259,39 @@ export async function issueListSeries(
   issues: ReadonlyArray<{ appKey: string; fingerprint: string }>,
   now: number,
 ): Promise<Map<string, Array<{ start: number; events: number }>>> {
-  const key = (appKey: string, fingerprint: string) => `${appKey}\u0000${fingerprint}`;
-  const counts = new Map(issues.map((issue) => [key(issue.appKey, issue.fingerprint), [] as DayCount[]]));
+  const days = issues.map(() => new Map<number, number>());
   if (issues.length > 0) {
     const firstDay = Math.floor(now / DAY) - issueListSeriesDays + 1;
     const lastDay = firstDay + issueListSeriesDays - 1;
-    // A row per issue with its days as two arrays (null when it has none), not a row per issue and day: a page's 700
-    // rows cost the driver more to parse than PostgreSQL to find. JSON arrays: JSON.parse reads them eight times
-    // faster than the driver's parser of PostgreSQL's array text.
-    const { rows } = await sql<{
-      app_key: string;
-      fingerprint: string;
-      days: number[] | null;
-      events: number[] | null;
-    }>`${sql.raw(PREPARED)}
+    const { rows } = await sql<{ n: number[] | null; days: number[] | null; events: number[] | null }>`${sql.raw(
+      PREPARED,
+    )}
       with k as (${issueKeyRows(issues)})
-      select k.app_key, k.fingerprint, s.days, s.events from k cross join lateral (
-        select json_agg(day order by day) as days, json_agg(events order by day) as events from (
-          select day, sum(events)::int8 as events from (
-            select f.day, f.events from issue_days_folded f
-            where f.app_key = k.app_key and f.fingerprint = k.fingerprint and f.day between ${firstDay} and ${lastDay}
-            union all
-            select d.day, d.events from issue_days_deltas d
-            where d.app_key = k.app_key and d.fingerprint = k.fingerprint and d.day between ${firstDay} and ${lastDay}
-          ) counted group by day
-        ) summed
-      ) s`.execute(db);
-    for (const row of rows) {
-      const days = counts.get(key(row.app_key, row.fingerprint));
-      for (const [i, day] of (row.days ?? []).entries()) days?.push({ day, events: row.events?.[i] ?? 0 });
+      select json_agg(n) as n, json_agg(day) as days, json_agg(events) as events from (
+        select k.n, f.day, f.events from k join issue_days_folded f
+        on f.app_key = k.app_key and f.fingerprint = k.fingerprint and f.day between ${firstDay} and ${lastDay}
+        union all
+        select k.n, d.day, d.events from k join issue_days_deltas d
+        on d.app_key = k.app_key and d.fingerprint = k.fingerprint and d.day between ${firstDay} and ${lastDay}
+      ) counted`.execute(db);
+    const row = rows[0];
+    for (const [i, n] of (row?.n ?? []).entries()) {
+      const day = row?.days?.[i] ?? 0;
+      const issueDays = days[n - 1];
+      issueDays?.set(day, (issueDays.get(day) ?? 0) + (row?.events?.[i] ?? 0));
     }
   }
-  return new Map([...counts].map(([issue, days]) => [issue, dailySeries(days, now, issueListSeriesDays)]));
+  return new Map(
+    issues.map((issue, i) => [
+      `${issue.appKey}\u0000${issue.fingerprint}`,
+      dailySeries(
+        [...(days[i] ?? [])].map(([day, events]) => ({ day, events })),
+        now,
+        issueListSeriesDays,
+      ),
+    ]),
+  );
 }
-
-type DayCount = { day: number; events: number };
 
 /** An issue's events counted by release, environment and user agent (null: not sent): its kept counts. */
 export async function issueEventContexts(

@@ -23,6 +23,7 @@ import * as eventData from './2026_11_25_0020_event_data';
 import * as feedback from './2026_11_25_0021_feedback';
 import * as releasesArtifacts from './2026_11_26_0022_releases_artifacts';
 import * as fingerprintAliases from './2026_11_26_0023_fingerprint_aliases';
+import * as issuesListIndex from './2026_11_27_0024_issues_list_index';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_21_0001_initial': initial,
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0021_feedback': feedback,
   '2026_11_26_0022_releases_artifacts': releasesArtifacts,
   '2026_11_26_0023_fingerprint_aliases': fingerprintAliases,
+  '2026_11_27_0024_issues_list_index': issuesListIndex,
 };
