@@ -9,7 +9,7 @@ import type {
 } from '@collector/domain';
 import { issueId } from '@collector/domain';
 import { type Kysely, sql } from 'kysely';
-import { issueKeyRows } from './issue-keys';
+import { liveIssues } from './issues';
 import type { AlertDeliveryRow, AlertRow, Database, IssueRow } from './schema';
 
 export function toAlert(row: AlertRow): Alert {
@@ -165,15 +165,10 @@ async function withContext(db: Kysely<Database>, claimed: AlertDeliveryRow[]): P
     .where('app_key', 'in', [...new Set(claimed.map((row) => row.app_key))])
     .execute();
   const keys = claimed.filter((row) => row.fingerprint !== null);
-  const issues =
-    keys.length === 0
-      ? []
-      : (
-          await sql<IssueRow>`with k as (${issueKeyRows(
-            keys.map((row) => ({ appKey: row.app_key, fingerprint: row.fingerprint as string })),
-          )})
-          select i.* from issues_live i join k using (app_key, fingerprint)`.execute(db)
-        ).rows;
+  const issues = await liveIssues(
+    db,
+    keys.map((row) => ({ appKey: row.app_key, fingerprint: row.fingerprint as string })),
+  );
   return claimed.flatMap((delivery) => {
     const alert = alerts.find((row) => row.id === delivery.alert_id);
     const app = apps.find((row) => row.app_key === delivery.app_key);

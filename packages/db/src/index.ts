@@ -10,6 +10,7 @@ export * from './embedded-postgres';
 export * from './event-writer';
 export * from './feedback';
 export * from './ingest';
+export type { IssueKey } from './issue-keys';
 export * from './issue-tags';
 export * from './issue-work';
 export * from './issues';

@@ -5,7 +5,7 @@ import type { IssueSort, IssueStatus } from '@collector/domain';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { foldAll } from './counters';
-import { listIssues, setIssueStatus, sortValue } from './issues';
+import { listIssues, liveIssues, setIssueStatus } from './issues';
 import { batch, errorEvent, openWritePathDatabase, someHour } from './write-path/testing';
 
 const { db, newAccount, store } = await openWritePathDatabase('issue_list', { ownDatabase: true });
@@ -101,12 +101,14 @@ async function walk(sort: IssueSort, limit: number, statuses?: IssueStatus[]) {
   const seen: Array<[string, number]> = [];
   let after: { sort: IssueSort; value: number; appKey: string; fingerprint: string } | undefined;
   for (let page = 0; page < 20; page++) {
-    const { rows, hasMore, total } = await listIssues(db, { orgIds: [orgId], statuses, sort, after, limit });
+    const { page: listed, hasMore, total } = await listIssues(db, { orgIds: [orgId], statuses, sort, after, limit });
     expect(total).toBe(expected(sort, statuses).length);
+    const rows = await liveIssues(db, listed);
+    expect(rows.map((row) => row.fingerprint)).toEqual(listed.map((issue) => issue.fingerprint));
     seen.push(...rows.map((row): [string, number] => [row.fingerprint, row.event_count]));
-    const last = rows.at(-1);
+    const last = listed.at(-1);
     if (!hasMore || !last) break;
-    after = { sort, value: sortValue(last, sort), appKey: last.app_key, fingerprint: last.fingerprint };
+    after = { sort, value: last.sortValue, appKey: last.appKey, fingerprint: last.fingerprint };
   }
   return seen;
 }

@@ -18,8 +18,8 @@ import {
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { PREPARED } from './connection';
 import { sumIssueDeltas } from './counters';
-import { issueKeyRows } from './issue-keys';
-import { assignedTo, searchConditions, seenWith } from './issue-search';
+import { type IssueKey, issueKeyRows } from './issue-keys';
+import { assignedTo, searchFilter } from './issue-search';
 import type { Database, IssueRow } from './schema';
 
 export function toIssue(row: IssueRow): Issue {
@@ -59,11 +59,6 @@ const exactSortKeys: Record<IssueSort, RawBuilder<number>> = {
   users: sql`i.user_count + coalesce(d.users, 0)`,
 };
 
-/** The value a cursor keeps of an issue: its sort key. */
-export function sortValue(row: IssueRow, sort: IssueSort): number {
-  return row[sortColumns[sort]];
-}
-
 export interface IssueListQuery {
   /** The organizations whose apps' issues are read. */
   orgIds: readonly string[];
@@ -83,9 +78,17 @@ export interface IssueListQuery {
   limit: number;
 }
 
+/** An issue of a list's page: its key, and the exact value of the sort's column when the page was read (the cursor's). */
+export interface IssueListEntry {
+  appKey: string;
+  fingerprint: string;
+  sortValue: number;
+}
+
 /**
  * The user's issues that match the filters, in the sort's order (ties: appKey, then fingerprint, descending), with how
- * many match in all; reads one row more than asked to tell whether a next page exists.
+ * many match in all; reads one row more than asked to tell whether a next page exists. Keys only: the page's rows
+ * (liveIssues) and what the list shows beside them are read by key, at once.
  * The filters are read from the user's issue rows, which are few (thousands, against millions of events): one bounded
  * scan finds the matching keys, mostly from the index that holds what the list filters and sorts by (migration 0024),
  * once for the count and once for the page, which seeks past the cursor on the sort key.
@@ -103,29 +106,39 @@ export interface IssueListQuery {
 export async function listIssues(
   db: Kysely<Database>,
   query: IssueListQuery,
-): Promise<{ rows: IssueRow[]; hasMore: boolean; total: number }> {
+): Promise<{ page: IssueListEntry[]; hasMore: boolean; total: number }> {
   const take = query.limit + 1;
   const folded = sql.ref(`i.${sortColumns[query.sort]}`);
-  const conditions = [sql`a.org_id = any(${[...query.orgIds]}::text[])`];
-  if (query.appKey !== undefined) conditions.push(sql`a.app_key = ${query.appKey}`);
+  const appConditions = [sql`a.org_id = any(${[...query.orgIds]}::text[])`];
+  if (query.appKey !== undefined) appConditions.push(sql`a.app_key = ${query.appKey}`);
+  const conditions = [...appConditions];
   if (query.assignee !== undefined) conditions.push(assignedTo(query.assignee));
   if (query.statuses !== undefined) conditions.push(sql`i.status in (${sql.join(query.statuses)})`);
   if (query.type !== undefined) conditions.push(sql`i.type = ${query.type}`);
-  if (query.terms !== undefined) conditions.push(...searchConditions(query.terms, query.me));
-  for (const facet of ['release', 'environment'] as const) {
-    const value = query[facet];
-    if (value !== undefined) conditions.push(seenWith([facet], [{ match: 'exact', text: value }]));
+  // release= and environment= are the search's terms of the same names.
+  const terms = [...(query.terms ?? [])];
+  for (const key of ['release', 'environment'] as const) {
+    const text = query[key];
+    if (text !== undefined)
+      terms.push({ key, negated: false, values: [{ match: 'exact', text }], raw: `${key}:${text}` });
   }
-  const matches = sql.join(conditions, sql` and `);
+  const filter = searchFilter(
+    terms,
+    query.me,
+    sql`select a.app_key from apps a where ${sql.join(appConditions, sql` and `)}`,
+  );
+  const matches = sql.join([...conditions, ...filter.scan.conditions], sql` and `);
+  const probed = sql.join([...conditions, ...filter.probes], sql` and `);
   const after = query.after;
   const past = (key: RawBuilder<unknown>) =>
     after
       ? sql`where (${key}, m.app_key, m.fingerprint) < (${after.value}::int8, ${after.appKey}, ${after.fingerprint})`
       : sql``;
-  const { rows } = await sql<IssueRow & { total: number }>`
+  const { rows } = await sql<{ total: number; app_key: string | null; fingerprint: string; sort_key: number }>`
     with d as (${sumIssueDeltas(sql`issue_deltas`)}),
     matching as materialized (
       select i.app_key, i.fingerprint, ${folded} as folded from issues i join apps a on a.app_key = i.app_key
+      ${filter.scan.join}
       where ${matches}
     ),
     candidates as (
@@ -136,19 +149,32 @@ export async function listIssues(
       union all
       select i.app_key, i.fingerprint, ${exactSortKeys[query.sort]} from d
       join issues i on i.app_key = d.app_key and i.fingerprint = d.fingerprint join apps a on a.app_key = i.app_key
-      where ${matches}
+      where ${probed}
     ),
     page as (
       select m.app_key, m.fingerprint, m.sort_key from candidates m ${past(sql`m.sort_key`)}
       order by m.sort_key desc, m.app_key desc, m.fingerprint desc limit ${take}
     )
-    select t.total, i.* from (select count(*)::int8 as total from matching) t
-    left join page p on true
-    left join issues_live i on i.app_key = p.app_key and i.fingerprint = p.fingerprint
+    select t.total, p.app_key, p.fingerprint, p.sort_key::int8 as sort_key
+    from (select count(*)::int8 as total from matching) t left join page p on true
     order by p.sort_key desc, p.app_key desc, p.fingerprint desc`.execute(db);
   const total = rows[0]?.total ?? 0;
-  const issues = rows.filter((row) => row.app_key !== null).map(({ total: _total, ...row }) => row as IssueRow);
-  return { rows: issues.slice(0, query.limit), hasMore: issues.length > query.limit, total };
+  const page = rows.flatMap((row) =>
+    row.app_key === null ? [] : [{ appKey: row.app_key, fingerprint: row.fingerprint, sortValue: row.sort_key }],
+  );
+  return { page: page.slice(0, query.limit), hasMore: page.length > query.limit, total };
+}
+
+/**
+ * Issues by key, with their exact counts (issues_live), in the keys' order; a key with no issue (deleted since) is
+ * left out. Prepared: one text for any number of keys.
+ */
+export async function liveIssues(db: Kysely<Database>, keys: readonly IssueKey[]): Promise<IssueRow[]> {
+  if (keys.length === 0) return [];
+  const { rows } = await sql<IssueRow>`${sql.raw(PREPARED)}
+    with k as (${issueKeyRows(keys)})
+    select i.* from issues_live i join k using (app_key, fingerprint) order by k.n`.execute(db);
+  return rows;
 }
 
 /** An issue of an app the caller was authorized to read. */

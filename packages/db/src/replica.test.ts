@@ -16,7 +16,15 @@ import { openDatabase } from './connection';
 import { foldCounters } from './counters';
 import { type EmbeddedPostgres, embeddedPostgresUnavailable, startEmbeddedPostgres } from './embedded-postgres';
 import { prepareBatch, storePreparedBatches } from './ingest';
-import { findIssue, issueEventContexts, issueSeries, listIssueEvents, listIssues } from './issues';
+import {
+  findIssue,
+  type IssueListQuery,
+  issueEventContexts,
+  issueSeries,
+  listIssueEvents,
+  listIssues,
+  liveIssues,
+} from './issues';
 import { migrateDatabase, migrateToLatest } from './migrate';
 import { insertOrg } from './orgs';
 import { outcomeTotals } from './outcomes';
@@ -57,11 +65,15 @@ async function dashboard(db: Kysely<Database>, { orgId, appKeys }: Account) {
       recentOutcomes: await outcomeTotals(db, { orgId, appKey, from: now - HOUR, to: now + HOUR }),
     });
   }
+  const list = async (query: IssueListQuery) => {
+    const listed = await listIssues(db, query);
+    return { ...listed, rows: await liveIssues(db, listed.page) };
+  };
   const lists = {
-    lastSeen: await listIssues(db, { orgIds: [orgId], sort: 'lastSeen', limit: 100 }),
-    events: await listIssues(db, { orgIds: [orgId], sort: 'events', limit: 100 }),
-    users: await listIssues(db, { orgIds: [orgId], sort: 'users', limit: 100 }),
-    firstApp: await listIssues(db, { orgIds: [orgId], appKey: appKeys[0], sort: 'firstSeen', limit: 2 }),
+    lastSeen: await list({ orgIds: [orgId], sort: 'lastSeen', limit: 100 }),
+    events: await list({ orgIds: [orgId], sort: 'events', limit: 100 }),
+    users: await list({ orgIds: [orgId], sort: 'users', limit: 100 }),
+    firstApp: await list({ orgIds: [orgId], appKey: appKeys[0], sort: 'firstSeen', limit: 2 }),
   };
   const issues = [];
   for (const row of lists.lastSeen.rows) {

@@ -1,9 +1,9 @@
-import { issueListSeries, listIssues, sortValue } from '@collector/db';
+import { issueListSeries, listIssues, liveIssues } from '@collector/db';
 import { decodeCursor, encodeCursor } from '@collector/domain';
 import { authorizeApp, authorizedOrgs, authorizeOrg } from '../../auth/authorize';
 import { fail } from '../../errors';
 import { authedProcedure } from '../../trpc';
-import { withAssignees } from './assignees';
+import { issuePresenter } from './assignees';
 import { listIssuesMeta, ZListIssuesRequestSchema, ZListIssuesResponseSchema } from './list.types';
 
 export const listIssuesRoute = authedProcedure
@@ -43,7 +43,7 @@ export const listIssuesRoute = authedProcedure
         ],
       });
 
-    const { rows, hasMore, total } = await listIssues(ctx.db, {
+    const { page, hasMore, total } = await listIssues(ctx.db, {
       orgIds,
       assignee,
       appKey: input.appKey,
@@ -57,24 +57,23 @@ export const listIssuesRoute = authedProcedure
       after,
       limit: input.limit,
     });
-    const last = rows.at(-1);
+    const last = page.at(-1);
     const nextCursor =
       hasMore && last
         ? encodeCursor({
             sort: input.sort,
-            value: sortValue(last, input.sort),
-            appKey: last.app_key,
+            value: last.sortValue,
+            appKey: last.appKey,
             fingerprint: last.fingerprint,
           })
         : null;
-    const [issues, series] = await Promise.all([
-      withAssignees(ctx.db, rows),
-      issueListSeries(
-        ctx.db,
-        rows.map((row) => ({ appKey: row.app_key, fingerprint: row.fingerprint })),
-        ctx.clock(),
-      ),
+    // The page's rows and what is shown beside them, read by key at once.
+    const [rows, present, series] = await Promise.all([
+      liveIssues(ctx.db, page),
+      issuePresenter(ctx.db, page),
+      issueListSeries(ctx.db, page, ctx.clock()),
     ]);
+    const issues = rows.map(present);
     return {
       issues: issues.map((issue) => ({
         ...issue,
