@@ -32,6 +32,11 @@ export async function issueTagCounts(
   return rows.map((row) => ({ key: row.key, value: row.value, events: Number(row.events) }));
 }
 
+/** The issues of keys `k` (issueKeyRows, in a WITH) with an unhandled event: a query of its own, or part of the list's. */
+export const unhandledOfKeys = sql<{ app_key: string; fingerprint: string }>`
+  select f.app_key, f.fingerprint from issue_facets f join k using (app_key, fingerprint)
+  where f.facet = 'handled' and f.value = 'no'`;
+
 /** Of the given issues, those with at least one unhandled event, as `${appKey}\0${fingerprint}`. */
 export async function unhandledIssues(
   db: Kysely<Database>,
@@ -39,8 +44,6 @@ export async function unhandledIssues(
 ): Promise<Set<string>> {
   if (issues.length === 0) return new Set();
   const { rows } = await sql<{ app_key: string; fingerprint: string }>`${sql.raw(PREPARED)}
-    with k as (${issueKeyRows(issues)})
-    select f.app_key, f.fingerprint from issue_facets f join k using (app_key, fingerprint)
-    where f.facet = 'handled' and f.value = 'no'`.execute(db);
+    with k as (${issueKeyRows(issues)}) ${unhandledOfKeys}`.execute(db);
   return new Set(rows.map((row) => `${row.app_key}\u0000${row.fingerprint}`));
 }

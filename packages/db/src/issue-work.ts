@@ -5,6 +5,11 @@ import { PREPARED } from './connection';
 import { type IssueKey, issueKeyRows } from './issue-keys';
 import type { Database } from './schema';
 
+/** The assignees of the issues of keys `k` (issueKeyRows, in a WITH): a query of its own, or part of the list's. */
+export const assigneesOfKeys = sql<{ app_key: string; fingerprint: string; id: string; email: string }>`
+  select s.app_key, s.fingerprint, u.id, u.email from issue_assignees s join k using (app_key, fingerprint)
+  join users u on u.id = s.user_id`;
+
 /** The assignee of each issue among `keys` that has one, by `<appKey>\u0000<fingerprint>`. */
 export async function issueAssignees(
   db: Kysely<Database>,
@@ -12,9 +17,7 @@ export async function issueAssignees(
 ): Promise<Map<string, { id: string; email: string }>> {
   if (keys.length === 0) return new Map();
   const { rows } = await sql<{ app_key: string; fingerprint: string; id: string; email: string }>`${sql.raw(PREPARED)}
-    with k as (${issueKeyRows(keys)})
-    select s.app_key, s.fingerprint, u.id, u.email from issue_assignees s join k using (app_key, fingerprint)
-    join users u on u.id = s.user_id`.execute(db);
+    with k as (${issueKeyRows(keys)}) ${assigneesOfKeys}`.execute(db);
   return new Map(rows.map((row) => [`${row.app_key}\u0000${row.fingerprint}`, { id: row.id, email: row.email }]));
 }
 

@@ -20,6 +20,8 @@ import { PREPARED } from './connection';
 import { sumIssueDeltas } from './counters';
 import { type IssueKey, issueKeyRows } from './issue-keys';
 import { assignedTo, searchFilter } from './issue-search';
+import { unhandledOfKeys } from './issue-tags';
+import { assigneesOfKeys } from './issue-work';
 import type { Database, IssueRow } from './schema';
 
 export function toIssue(row: IssueRow): Issue {
@@ -165,16 +167,18 @@ export async function listIssues(
   return { page: page.slice(0, query.limit), hasMore: page.length > query.limit, total };
 }
 
+/** The issues of keys `k` (issueKeyRows, in a WITH), with their exact counts and their key's place (n). */
+const liveOfKeys = sql`select k.n, i.* from issues_live i join k using (app_key, fingerprint)`;
+
 /**
  * Issues by key, with their exact counts (issues_live), in the keys' order; a key with no issue (deleted since) is
  * left out. Prepared: one text for any number of keys.
  */
 export async function liveIssues(db: Kysely<Database>, keys: readonly IssueKey[]): Promise<IssueRow[]> {
   if (keys.length === 0) return [];
-  const { rows } = await sql<IssueRow>`${sql.raw(PREPARED)}
-    with k as (${issueKeyRows(keys)})
-    select i.* from issues_live i join k using (app_key, fingerprint) order by k.n`.execute(db);
-  return rows;
+  const { rows } = await sql<IssueRow & { n: number }>`${sql.raw(PREPARED)}
+    with k as (${issueKeyRows(keys)}) ${liveOfKeys} order by n`.execute(db);
+  return rows.map(({ n: _n, ...row }) => row);
 }
 
 /** An issue of an app the caller was authorized to read. */
@@ -270,53 +274,77 @@ export async function issueSeries(
   return dailySeries(rows, query.now);
 }
 
+/** What the list shows of a page of issues, besides their keys (issueListPage). */
+export interface IssueListPage {
+  /** The issues' rows with their exact counts, in the keys' order; a key with no issue (deleted since) left out. */
+  rows: IssueRow[];
+  /** The assignee of each issue that has one, by `appKey\u0000fingerprint`, as issueAssignees. */
+  assignees: Map<string, { id: string; email: string }>;
+  /** The issues with an unhandled event, as unhandledIssues. */
+  unhandled: Set<string>;
+  /** Each issue's events per UTC day over the last issueListSeriesDays days at `now`, every day present. */
+  series: Map<string, Array<{ start: number; events: number }>>;
+}
+
 /**
- * Each issue's events per UTC day over the last issueListSeriesDays days at `now` (the list's sparklines), keyed by
- * `appKey\u0000fingerprint`, every day present: one query for a page of issues, exact through the issue_days view's
- * two tables, whose rows for a day are added up here. The page's ~700 (issue, day) rows come back as three JSON arrays
- * in one row, the issue as its place in the page: a row per issue and day costs the driver more to parse than
- * PostgreSQL to find, and JSON.parse reads arrays eight times faster than the driver's parser of PostgreSQL's array
- * text. Summed in PostgreSQL per issue (a lateral join, its GROUP BY and ordered aggregates), the same took twice as
- * long; grouped for the whole page by text keys, three times.
+ * A page of the list's issues by key, in one statement: their rows, assignees, unhandled flags and sparklines, each a
+ * JSON array of its own. As four statements, each cost the collector ~0.25-0.4 ms of CPU (Kysely, the pool, the
+ * driver's parsing: more than PostgreSQL took for most of them); JSON.parse reads these arrays faster than the driver
+ * parses rows. The sparklines' (issue, day) rows come as three arrays, the issue as its place in the page, and are
+ * added up here (the issue_days view's two tables may both have a day): summed in PostgreSQL per issue, with a
+ * GROUP BY and two ordered aggregates each, the same took twice as long.
  * Prepared: the text is the same for every page (the keys and days are parameters).
  */
-export async function issueListSeries(
+export async function issueListPage(
   db: Kysely<Database>,
-  issues: ReadonlyArray<{ appKey: string; fingerprint: string }>,
+  keys: readonly IssueKey[],
   now: number,
-): Promise<Map<string, Array<{ start: number; events: number }>>> {
-  const days = issues.map(() => new Map<number, number>());
-  if (issues.length > 0) {
+): Promise<IssueListPage> {
+  const key = (appKey: string, fingerprint: string) => `${appKey}\u0000${fingerprint}`;
+  const days = keys.map(() => new Map<number, number>());
+  const page: IssueListPage = { rows: [], assignees: new Map(), unhandled: new Set(), series: new Map() };
+  if (keys.length > 0) {
     const firstDay = Math.floor(now / DAY) - issueListSeriesDays + 1;
     const lastDay = firstDay + issueListSeriesDays - 1;
-    const { rows } = await sql<{ n: number[] | null; days: number[] | null; events: number[] | null }>`${sql.raw(
-      PREPARED,
-    )}
-      with k as (${issueKeyRows(issues)})
-      select json_agg(n) as n, json_agg(day) as days, json_agg(events) as events from (
-        select k.n, f.day, f.events from k join issue_days_folded f
-        on f.app_key = k.app_key and f.fingerprint = k.fingerprint and f.day between ${firstDay} and ${lastDay}
-        union all
-        select k.n, d.day, d.events from k join issue_days_deltas d
-        on d.app_key = k.app_key and d.fingerprint = k.fingerprint and d.day between ${firstDay} and ${lastDay}
-      ) counted`.execute(db);
+    const { rows } = await sql<{
+      rows: Array<IssueRow & { n: number }> | null;
+      assignees: Array<{ app_key: string; fingerprint: string; id: string; email: string }> | null;
+      unhandled: Array<{ app_key: string; fingerprint: string }> | null;
+      series: [number[] | null, number[] | null, number[] | null];
+    }>`${sql.raw(PREPARED)}
+      with k as (${issueKeyRows(keys)})
+      select (select json_agg(r) from (${liveOfKeys}) r) as rows,
+        (select json_agg(a) from (${assigneesOfKeys}) a) as assignees,
+        (select json_agg(u) from (${unhandledOfKeys}) u) as unhandled,
+        (select json_build_array(json_agg(c.n), json_agg(c.day), json_agg(c.events)) from (
+          select k.n, f.day, f.events from k join issue_days_folded f
+          on f.app_key = k.app_key and f.fingerprint = k.fingerprint and f.day between ${firstDay} and ${lastDay}
+          union all
+          select k.n, d.day, d.events from k join issue_days_deltas d
+          on d.app_key = k.app_key and d.fingerprint = k.fingerprint and d.day between ${firstDay} and ${lastDay}
+        ) c) as series`.execute(db);
     const row = rows[0];
-    for (const [i, n] of (row?.n ?? []).entries()) {
-      const day = row?.days?.[i] ?? 0;
+    page.rows = (row?.rows ?? []).sort((a, b) => a.n - b.n).map(({ n: _n, ...issue }) => issue);
+    for (const { app_key, fingerprint, id, email } of row?.assignees ?? [])
+      page.assignees.set(key(app_key, fingerprint), { id, email });
+    for (const { app_key, fingerprint } of row?.unhandled ?? []) page.unhandled.add(key(app_key, fingerprint));
+    const [ns, dayNumbers, events] = row?.series ?? [null, null, null];
+    for (const [i, n] of (ns ?? []).entries()) {
+      const day = dayNumbers?.[i] ?? 0;
       const issueDays = days[n - 1];
-      issueDays?.set(day, (issueDays.get(day) ?? 0) + (row?.events?.[i] ?? 0));
+      issueDays?.set(day, (issueDays.get(day) ?? 0) + (events?.[i] ?? 0));
     }
   }
-  return new Map(
-    issues.map((issue, i) => [
-      `${issue.appKey}\u0000${issue.fingerprint}`,
+  for (const [i, issue] of keys.entries())
+    page.series.set(
+      key(issue.appKey, issue.fingerprint),
       dailySeries(
         [...(days[i] ?? [])].map(([day, events]) => ({ day, events })),
         now,
         issueListSeriesDays,
       ),
-    ]),
-  );
+    );
+  return page;
 }
 
 /** An issue's events counted by release, environment and user agent (null: not sent): its kept counts. */

@@ -1,10 +1,12 @@
 // Issues as the API shows them: the row, with the member each is assigned to and whether any of its events was
-// unhandled (one query each for the whole page).
-import { type Db, type IssueKey, type IssueRow, issueAssignees, toIssue, unhandledIssues } from '@collector/db';
+// unhandled (one query each for the whole page, or the list's page read).
+import { type Db, type IssueRow, issueAssignees, toIssue, unhandledIssues } from '@collector/db';
 
-/** How to show the issues of these keys: read for all of them at once, before or while their rows are read. */
-export async function issuePresenter(db: Db, keys: readonly IssueKey[]) {
-  const [assignees, unhandled] = await Promise.all([issueAssignees(db, keys), unhandledIssues(db, keys)]);
+/** Shows an issue with its assignee and unhandled flag, from those read for its page (keyed `appKey\u0000fingerprint`). */
+export function presentIssue(
+  assignees: ReadonlyMap<string, { id: string; email: string }>,
+  unhandled: ReadonlySet<string>,
+) {
   return (row: IssueRow) => {
     const key = `${row.app_key}\u0000${row.fingerprint}`;
     return { ...toIssue(row), assignee: assignees.get(key) ?? null, unhandled: unhandled.has(key) };
@@ -12,9 +14,7 @@ export async function issuePresenter(db: Db, keys: readonly IssueKey[]) {
 }
 
 export async function withAssignees(db: Db, rows: readonly IssueRow[]) {
-  const present = await issuePresenter(
-    db,
-    rows.map((row) => ({ appKey: row.app_key, fingerprint: row.fingerprint })),
-  );
-  return rows.map(present);
+  const keys = rows.map((row) => ({ appKey: row.app_key, fingerprint: row.fingerprint }));
+  const [assignees, unhandled] = await Promise.all([issueAssignees(db, keys), unhandledIssues(db, keys)]);
+  return rows.map(presentIssue(assignees, unhandled));
 }

@@ -1,9 +1,9 @@
-import { issueListSeries, listIssues, liveIssues } from '@collector/db';
+import { issueListPage, listIssues } from '@collector/db';
 import { decodeCursor, encodeCursor } from '@collector/domain';
 import { authorizeApp, authorizedOrgs, authorizeOrg } from '../../auth/authorize';
 import { fail } from '../../errors';
 import { authedProcedure } from '../../trpc';
-import { issuePresenter } from './assignees';
+import { presentIssue } from './assignees';
 import { listIssuesMeta, ZListIssuesRequestSchema, ZListIssuesResponseSchema } from './list.types';
 
 export const listIssuesRoute = authedProcedure
@@ -67,15 +67,10 @@ export const listIssuesRoute = authedProcedure
             fingerprint: last.fingerprint,
           })
         : null;
-    // The page's rows and what is shown beside them, read by key at once.
-    const [rows, present, series] = await Promise.all([
-      liveIssues(ctx.db, page),
-      issuePresenter(ctx.db, page),
-      issueListSeries(ctx.db, page, ctx.clock()),
-    ]);
-    const issues = rows.map(present);
+    // The page's rows and what is shown beside them, read by key in one statement.
+    const { rows, assignees, unhandled, series } = await issueListPage(ctx.db, page, ctx.clock());
     return {
-      issues: issues.map((issue) => ({
+      issues: rows.map(presentIssue(assignees, unhandled)).map((issue) => ({
         ...issue,
         series: series.get(`${issue.appKey}\u0000${issue.fingerprint}`) ?? [],
       })),
