@@ -1,8 +1,8 @@
-// The issue list's search terms (domain's parseSearch) as conditions on an issue row `i`, each a named fragment.
-// Facets (release, environment, handled, tag:<key>) are rows of issue_facets, whose key (app_key, facet, value,
-// fingerprint) answers "has this issue been seen with this value" with one index probe per issue. For a few issues
-// that probe is the way (probes); for every issue of the list's apps, the facet rows the terms name are read once and
-// grouped by issue instead (facetHits): on this project's 2-CPU machine a probe cost ~3 µs, 17 ms for 5,047 issues,
+// The issue list's search terms (domain's parseSearch) as conditions on an issue row `i`, each a named fragment. Facets
+// (release, environment, handled, tag:<key>) are rows of issue_facets, whose key (app_key, facet, value, fingerprint)
+// answers "has this issue been seen with this value" with one index probe per issue. For a few issues that probe is the
+// way (searchFilter's probes); for every issue of the list's apps, the facet rows the terms match are read once and
+// grouped by issue instead (its scan): on this project's 2-CPU machine a probe cost ~3 µs, 17 ms for 5,047 issues,
 // where reading the rows and hashing them took 3.5, and PostgreSQL, which multiplies the selectivities of an issue's
 // two key columns and so expects a twentieth of the issues to match a facet, chose probes for the second facet term.
 import { type SearchTerm, type SearchValue, searchFreeText } from '@collector/domain';

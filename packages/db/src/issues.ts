@@ -89,8 +89,8 @@ export interface IssueListEntry {
 
 /**
  * The user's issues that match the filters, in the sort's order (ties: appKey, then fingerprint, descending), with how
- * many match in all; reads one row more than asked to tell whether a next page exists. Keys only: the page's rows
- * (liveIssues) and what the list shows beside them are read by key, at once.
+ * many match in all; reads one row more than asked to tell whether a next page exists. Keys only: the page's rows and
+ * what the list shows beside them are read by key afterwards (issueListPage).
  * The filters are read from the user's issue rows, which are few (thousands, against millions of events): one bounded
  * scan finds the matching keys, mostly from the index that holds what the list filters and sorts by (migration 0024),
  * once for the count and once for the page, which seeks past the cursor on the sort key.
