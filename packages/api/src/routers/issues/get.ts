@@ -23,15 +23,15 @@ export const getIssueRoute = authedProcedure
     if (!row) fail('NOT_FOUND');
     // Its first and last seen times bound the days its events are read from.
     const seen = { ...key, firstSeenAt: row.first_seen_at, lastSeenAt: row.last_seen_at };
-    const [page, series, breakdown] = await Promise.all([
+    const [page, series, breakdown, [issue]] = await Promise.all([
       listIssueEvents(ctx.db, { ...seen, limit: input.limit, after }),
       issueSeries(ctx.db, { ...key, now: ctx.clock() }),
       issueBreakdown(ctx.db, seen),
+      withAssignees(ctx.db, [row]),
     ]);
     const last = page.events.at(-1);
     const nextCursor =
       page.hasMore && last ? encodeEventCursor({ timestamp: last.timestamp, eventId: last.eventId }) : null;
-    const [issue] = await withAssignees(ctx.db, [row]);
     // A map uploaded after an event was stored applies now, through the same workers and time limit (not regrouped).
     const events = await ctx.ingestion.present(key.appKey, page.events);
     return { issue: { ...(issue as NonNullable<typeof issue>), series }, events, nextCursor, breakdown };
