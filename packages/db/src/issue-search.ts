@@ -165,10 +165,10 @@ export function searchFilter(
     },
     probes: [
       ...rowConditions,
-      ...facetTerms.map((term) =>
+      ...facetTerms.map((term, k) =>
         hit(
           term,
-          sql<boolean>`exists (select from issue_facets f where f.app_key = i.app_key and ${facetCondition(term)} and f.fingerprint = i.fingerprint)`,
+          sql<boolean>`exists (select from issue_facets f where f.app_key = i.app_key and ${rows[k]} and f.fingerprint = i.fingerprint)`,
         ),
       ),
     ],

@@ -37,6 +37,10 @@ export const unhandledOfKeys = sql<{ app_key: string; fingerprint: string }>`
   select f.app_key, f.fingerprint from issue_facets f join k using (app_key, fingerprint)
   where f.facet = 'handled' and f.value = 'no'`;
 
+/** unhandledOfKeys' rows as `${appKey}\0${fingerprint}`. */
+export const unhandledSet = (rows: ReadonlyArray<{ app_key: string; fingerprint: string }>): Set<string> =>
+  new Set(rows.map((row) => `${row.app_key}\u0000${row.fingerprint}`));
+
 /** Of the given issues, those with at least one unhandled event, as `${appKey}\0${fingerprint}`. */
 export async function unhandledIssues(
   db: Kysely<Database>,
@@ -45,5 +49,5 @@ export async function unhandledIssues(
   if (issues.length === 0) return new Set();
   const { rows } = await sql<{ app_key: string; fingerprint: string }>`${sql.raw(PREPARED)}
     with k as (${issueKeyRows(issues)}) ${unhandledOfKeys}`.execute(db);
-  return new Set(rows.map((row) => `${row.app_key}\u0000${row.fingerprint}`));
+  return unhandledSet(rows);
 }

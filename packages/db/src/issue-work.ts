@@ -5,10 +5,16 @@ import { PREPARED } from './connection';
 import { type IssueKey, issueKeyRows } from './issue-keys';
 import type { Database } from './schema';
 
+type AssigneeRow = { app_key: string; fingerprint: string; id: string; email: string };
+
 /** The assignees of the issues of keys `k` (issueKeyRows, in a WITH): a query of its own, or part of the list's. */
-export const assigneesOfKeys = sql<{ app_key: string; fingerprint: string; id: string; email: string }>`
+export const assigneesOfKeys = sql<AssigneeRow>`
   select s.app_key, s.fingerprint, u.id, u.email from issue_assignees s join k using (app_key, fingerprint)
   join users u on u.id = s.user_id`;
+
+/** assigneesOfKeys' rows by `<appKey>\u0000<fingerprint>`. */
+export const assigneesByIssue = (rows: readonly AssigneeRow[]): Map<string, { id: string; email: string }> =>
+  new Map(rows.map((row) => [`${row.app_key}\u0000${row.fingerprint}`, { id: row.id, email: row.email }]));
 
 /** The assignee of each issue among `keys` that has one, by `<appKey>\u0000<fingerprint>`. */
 export async function issueAssignees(
@@ -16,9 +22,9 @@ export async function issueAssignees(
   keys: readonly IssueKey[],
 ): Promise<Map<string, { id: string; email: string }>> {
   if (keys.length === 0) return new Map();
-  const { rows } = await sql<{ app_key: string; fingerprint: string; id: string; email: string }>`${sql.raw(PREPARED)}
+  const { rows } = await sql<AssigneeRow>`${sql.raw(PREPARED)}
     with k as (${issueKeyRows(keys)}) ${assigneesOfKeys}`.execute(db);
-  return new Map(rows.map((row) => [`${row.app_key}\u0000${row.fingerprint}`, { id: row.id, email: row.email }]));
+  return assigneesByIssue(rows);
 }
 
 export async function setIssueAssignee(

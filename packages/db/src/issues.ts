@@ -20,8 +20,8 @@ import { PREPARED } from './connection';
 import { sumIssueDeltas } from './counters';
 import { type IssueKey, issueKeyRows } from './issue-keys';
 import { assignedTo, searchFilter } from './issue-search';
-import { unhandledOfKeys } from './issue-tags';
-import { assigneesOfKeys } from './issue-work';
+import { unhandledOfKeys, unhandledSet } from './issue-tags';
+import { assigneesByIssue, assigneesOfKeys } from './issue-work';
 import type { Database, IssueRow } from './schema';
 
 export function toIssue(row: IssueRow): Issue {
@@ -325,9 +325,8 @@ export async function issueListPage(
         ) c) as series`.execute(db);
     const row = rows[0];
     page.rows = (row?.rows ?? []).sort((a, b) => a.n - b.n).map(({ n: _n, ...issue }) => issue);
-    for (const { app_key, fingerprint, id, email } of row?.assignees ?? [])
-      page.assignees.set(key(app_key, fingerprint), { id, email });
-    for (const { app_key, fingerprint } of row?.unhandled ?? []) page.unhandled.add(key(app_key, fingerprint));
+    page.assignees = assigneesByIssue(row?.assignees ?? []);
+    page.unhandled = unhandledSet(row?.unhandled ?? []);
     const [ns, dayNumbers, events] = row?.series ?? [null, null, null];
     for (const [i, n] of (ns ?? []).entries()) {
       const day = dayNumbers?.[i] ?? 0;
