@@ -8,7 +8,7 @@
 // the server's processes, PostgreSQL (every postgres process of the machine: run it on a quiet one) and the load
 // generator: on few cores more processes can only keep up if they cost no more per event. Nothing lost: every
 // accepted event is stored, and the app's counters equal its events.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type Child,
@@ -71,6 +71,26 @@ export function findPgLog(given: string | undefined, version: string): string | 
 }
 
 /**
+ * What a file gained since `from` (a byte offset), read from there: a server's log can pass what one read may take
+ * (2 GiB), e.g. with log_min_duration_statement = 0, long before a point's own lines do.
+ */
+function readFrom(file: string, from: number): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(Math.max(0, statSync(file).size - from));
+    let read = 0;
+    while (read < buffer.length) {
+      const got = readSync(fd, buffer, read, buffer.length - read, from + read);
+      if (got === 0) break;
+      read += got;
+    }
+    return buffer.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * The waits for a row lock longer than deadlock_timeout that the log gained since `from` (a byte offset), for
  * `database`: log_lock_waits' "still waiting for" lines on a transaction (a row another transaction wrote) or a tuple.
  * Waits on other locks (a relation's extension, an advisory lock) are counted apart. `relations`: the row waits by the
@@ -82,7 +102,7 @@ function lockWaitsSince(
   from: number,
   database: string,
 ): { rows: number; other: number; relations: Map<string, number> } {
-  const lines = readFileSync(log).subarray(from).toString('utf8').split('\n');
+  const lines = readFrom(log, from).toString('utf8').split('\n');
   let rows = 0;
   let other = 0;
   const relations = new Map<string, number>();
