@@ -27,3 +27,4 @@ export * from './sessions';
 export * from './timeseries';
 export * from './tokens';
 export * from './users';
+export { appKeyed } from './write-path/keys';

@@ -4,6 +4,7 @@ import { type Kysely, sql } from 'kysely';
 import { PREPARED } from './connection';
 import { issueKeyRows } from './issue-keys';
 import type { Database } from './schema';
+import { appKeyed } from './write-path/keys';
 
 export interface TagCount {
   key: string;
@@ -39,7 +40,7 @@ export const unhandledOfKeys = sql<{ app_key: string; fingerprint: string }>`
 
 /** unhandledOfKeys' rows as `${appKey}\0${fingerprint}`. */
 export const unhandledSet = (rows: ReadonlyArray<{ app_key: string; fingerprint: string }>): Set<string> =>
-  new Set(rows.map((row) => `${row.app_key}\u0000${row.fingerprint}`));
+  new Set(rows.map((row) => appKeyed(row.app_key, row.fingerprint)));
 
 /** Of the given issues, those with at least one unhandled event, as `${appKey}\0${fingerprint}`. */
 export async function unhandledIssues(

@@ -4,6 +4,7 @@ import { type Kysely, sql } from 'kysely';
 import { PREPARED } from './connection';
 import { type IssueKey, issueKeyRows } from './issue-keys';
 import type { Database } from './schema';
+import { appKeyed } from './write-path/keys';
 
 type AssigneeRow = { app_key: string; fingerprint: string; id: string; email: string };
 
@@ -14,7 +15,7 @@ export const assigneesOfKeys = sql<AssigneeRow>`
 
 /** assigneesOfKeys' rows by `<appKey>\u0000<fingerprint>`. */
 export const assigneesByIssue = (rows: readonly AssigneeRow[]): Map<string, { id: string; email: string }> =>
-  new Map(rows.map((row) => [`${row.app_key}\u0000${row.fingerprint}`, { id: row.id, email: row.email }]));
+  new Map(rows.map((row) => [appKeyed(row.app_key, row.fingerprint), { id: row.id, email: row.email }]));
 
 /** The assignee of each issue among `keys` that has one, by `<appKey>\u0000<fingerprint>`. */
 export async function issueAssignees(

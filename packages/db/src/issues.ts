@@ -23,6 +23,7 @@ import { assignedTo, searchFilter } from './issue-search';
 import { unhandledOfKeys, unhandledSet } from './issue-tags';
 import { assigneesByIssue, assigneesOfKeys } from './issue-work';
 import type { Database, IssueRow } from './schema';
+import { appKeyed } from './write-path/keys';
 
 export function toIssue(row: IssueRow): Issue {
   return {
@@ -300,7 +301,6 @@ export async function issueListPage(
   keys: readonly IssueKey[],
   now: number,
 ): Promise<IssueListPage> {
-  const key = (appKey: string, fingerprint: string) => `${appKey}\u0000${fingerprint}`;
   const days = keys.map(() => new Map<number, number>());
   const page: IssueListPage = { rows: [], assignees: new Map(), unhandled: new Set(), series: new Map() };
   if (keys.length > 0) {
@@ -336,7 +336,7 @@ export async function issueListPage(
   }
   for (const [i, issue] of keys.entries())
     page.series.set(
-      key(issue.appKey, issue.fingerprint),
+      appKeyed(issue.appKey, issue.fingerprint),
       dailySeries(
         [...(days[i] ?? [])].map(([day, events]) => ({ day, events })),
         now,

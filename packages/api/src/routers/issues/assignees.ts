@@ -1,6 +1,6 @@
 // Issues as the API shows them: the row, with the member each is assigned to and whether any of its events was
 // unhandled (one query each for the whole page, or the list's page read).
-import { type Db, type IssueRow, issueAssignees, toIssue, unhandledIssues } from '@collector/db';
+import { appKeyed, type Db, type IssueRow, issueAssignees, toIssue, unhandledIssues } from '@collector/db';
 
 /** Shows an issue with its assignee and unhandled flag, from those read for its page (keyed `appKey\u0000fingerprint`). */
 export function presentIssue(
@@ -8,7 +8,7 @@ export function presentIssue(
   unhandled: ReadonlySet<string>,
 ) {
   return (row: IssueRow) => {
-    const key = `${row.app_key}\u0000${row.fingerprint}`;
+    const key = appKeyed(row.app_key, row.fingerprint);
     return { ...toIssue(row), assignee: assignees.get(key) ?? null, unhandled: unhandled.has(key) };
   };
 }

@@ -1,4 +1,4 @@
-import { issueListPage, listIssues } from '@collector/db';
+import { appKeyed, issueListPage, listIssues } from '@collector/db';
 import { decodeCursor, encodeCursor } from '@collector/domain';
 import { authorizeApp, authorizedOrgs, authorizeOrg } from '../../auth/authorize';
 import { fail } from '../../errors';
@@ -72,7 +72,7 @@ export const listIssuesRoute = authedProcedure
     return {
       issues: rows.map(presentIssue(assignees, unhandled)).map((issue) => ({
         ...issue,
-        series: series.get(`${issue.appKey}\u0000${issue.fingerprint}`) ?? [],
+        series: series.get(appKeyed(issue.appKey, issue.fingerprint)) ?? [],
       })),
       nextCursor,
       total,
