@@ -24,6 +24,7 @@ import * as feedback from './2026_11_25_0021_feedback';
 import * as releasesArtifacts from './2026_11_26_0022_releases_artifacts';
 import * as fingerprintAliases from './2026_11_26_0023_fingerprint_aliases';
 import * as issuesListIndex from './2026_11_27_0024_issues_list_index';
+import * as eventAppChecks from './2026_11_27_0025_event_app_checks';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_21_0001_initial': initial,
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_0022_releases_artifacts': releasesArtifacts,
   '2026_11_26_0023_fingerprint_aliases': fingerprintAliases,
   '2026_11_27_0024_issues_list_index': issuesListIndex,
+  '2026_11_27_0025_event_app_checks': eventAppChecks,
 };
