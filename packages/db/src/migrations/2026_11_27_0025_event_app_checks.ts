@@ -1,11 +1,11 @@
-// events and event_ids get one row per stored event, and each had a foreign key to apps. PostgreSQL checks such a key
-// row by row, locking the app's one row in key-share mode every time: two checks an event, all of an app's concurrent
-// statements on one row and one buffer. On 16 cores with eight processes that was ~15-20 µs of PostgreSQL's ~160-190
-// an event (docs/scaling.md, "Foreign keys on sixteen cores"). Both keys are replaced by what they did, once a statement:
-// the write statement locks each app of its events in key-share mode before it claims their ids (write-path/events.ts,
-// app_locks), so an app deleted before that stores none of them and a delete waits for the statement; and deleting an app
-// deletes its events and event ids by a statement trigger, as the keys' cascade did. Every other table keeps its key:
-// their rows come once an issue, a user or an hour, not once an event. Frozen once landed.
+// events and event_ids get a row per stored event, and each had a foreign key to apps, which PostgreSQL checks row by
+// row by locking the app's one row in key-share mode: two checks an event, every concurrent statement of the app on one
+// row and one buffer. On 16 cores with eight processes that was ~15-25 µs of PostgreSQL's ~160-190 an event
+// (docs/scaling.md, "Foreign keys on sixteen cores"). Both keys are replaced by what they did, once a statement: the
+// write statement locks each app of its events in key-share mode and claims ids only for those (write-path/events.ts,
+// app_locks), so an app deleted first gets no event row and a delete waits for the statement; deleting an app deletes
+// its events and event ids by a statement trigger, as the keys' cascade did. Every other table keeps its key: their
+// rows come once a new issue, user, hour or facet, not once an event. Frozen once landed.
 import { type Kysely, sql } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
