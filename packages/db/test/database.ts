@@ -110,11 +110,21 @@ export async function emptyTestDatabaseUrl(): Promise<string> {
 
 /**
  * User `userId` and a web app of theirs, `appKey`, written by raw SQL with the first migration's columns only: a
- * migration's test runs on a schema older than the one the typed helpers (insertApp) write.
+ * migration's test runs on a schema older than the one the typed helpers (insertApp) write. `publicKey` for a schema
+ * of migration 0009 or later, where every app has one (unique).
  */
-export async function insertUserAndApp(db: Kysely<any>, userId: string, appKey: string): Promise<void> {
+export async function insertUserAndApp(
+  db: Kysely<any>,
+  userId: string,
+  appKey: string,
+  options: { publicKey?: string } = {},
+): Promise<void> {
   await sql`insert into users (id, email, password_hash, created_at)
     values (${userId}, ${`${userId}@example.com`}, '-', 0)`.execute(db);
-  await sql`insert into apps (app_key, user_id, name, type, created_at)
-    values (${appKey}, ${userId}, ${appKey}, 'web', 0)`.execute(db);
+  if (options.publicKey === undefined)
+    await sql`insert into apps (app_key, user_id, name, type, created_at)
+      values (${appKey}, ${userId}, ${appKey}, 'web', 0)`.execute(db);
+  else
+    await sql`insert into apps (app_key, user_id, name, type, created_at, public_key)
+      values (${appKey}, ${userId}, ${appKey}, 'web', 0, ${options.publicKey})`.execute(db);
 }

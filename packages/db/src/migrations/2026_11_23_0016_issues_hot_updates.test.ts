@@ -7,8 +7,7 @@
 import type { StoredEvent } from '@collector/domain';
 import { Migrator, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { emptyTestDatabaseUrl } from '../../test/database';
-import { insertApp } from '../apps';
+import { emptyTestDatabaseUrl, insertUserAndApp } from '../../test/database';
 import { openDatabase } from '../connection';
 import { foldAll } from '../counters';
 import { prepareBatch, storePreparedBatches } from '../ingest';
@@ -56,17 +55,7 @@ describe('migration 0016: HOT updates of issues', () => {
   it('updates an issue row in place for every later statement, until migration 0024', async () => {
     const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
     expect((await migrator.migrateTo('2026_11_26_0023_fingerprint_aliases')).error).toBeUndefined();
-    await sql`insert into users (id, email, password_hash, created_at) values (${`user_hot${suffix}`}, ${`hot${suffix}@example.com`}, '-', 0)`.execute(
-      db,
-    );
-    await insertApp(db, {
-      app_key: appKey,
-      user_id: `user_hot${suffix}`,
-      name: 'H',
-      type: 'web',
-      created_at: 0,
-      public_key: 'd'.repeat(32),
-    });
+    await insertUserAndApp(db, `user_hot${suffix}`, appKey, { publicKey: 'd'.repeat(32) });
     // The first statement inserts the issue; each fold after a statement updates it (and the last seen time) in place.
     expect(await statementsFolded(0)).toEqual({ updated: 6, hot: 6 });
     // The list's index covers the counts and seen times: each fold's update of the issue adds index entries.

@@ -5,8 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { StoredEvent } from '@collector/domain';
 import { Migrator, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { emptyTestDatabaseUrl } from '../../test/database';
-import { insertApp } from '../apps';
+import { emptyTestDatabaseUrl, insertUserAndApp } from '../../test/database';
 import { openDatabase } from '../connection';
 import { prepareBatch, storePreparedBatches } from '../ingest';
 import { migrateToLatest } from '../migrate';
@@ -26,20 +25,9 @@ const event = (appKey: string, i: number): StoredEvent => ({
   message: 'boom',
   anonymousId: 'anon_1',
 });
-/** An app of a user of its own, with the columns of migration 0024's schema. */
-async function newApp(appKey: string) {
-  await sql`insert into users (id, email, password_hash, created_at) values (${`user_${appKey}`}, ${`${appKey}@example.com`}, '-', 0)`.execute(
-    db,
-  );
-  await insertApp(db, {
-    app_key: appKey,
-    user_id: `user_${appKey}`,
-    name: 'F',
-    type: 'web',
-    created_at: 0,
-    public_key: randomBytes(16).toString('hex'),
-  });
-}
+/** An app of a user of its own, on migration 0024's schema. */
+const newApp = (appKey: string) =>
+  insertUserAndApp(db, `user_${appKey}`, appKey, { publicKey: randomBytes(16).toString('hex') });
 const store = (appKey: string, ...ids: number[]) =>
   storePreparedBatches(db, [prepareBatch({ appKey, events: ids.map((i) => event(appKey, i)), receivedAt: now })]);
 
