@@ -126,12 +126,14 @@ export const eventParts: readonly StatementPart[] = [
     on conflict do nothing`,
   }),
   // What the foreign keys of events and event_ids to apps checked row by row, once a statement (migration 0025): each
-  // app of the events locked in key-share mode, and only their ids claimed. A delete of the app then waits for this
-  // statement, and its trigger deletes the events stored; an app deleted first gets no event or id row.
+  // app of the events locked in key-share mode (in key order, as every lock here), and only their ids claimed. A delete
+  // of the app then waits for this statement, and its trigger deletes the events stored; an app deleted first gets no
+  // event or id row.
   part({
     name: 'app_locks',
     reads: ['input_events'],
-    query: sql`select app_key from apps where app_key in (select app_key from input_events) for key share`,
+    query: sql`select app_key from apps where app_key in (select app_key from input_events)
+    order by app_key for key share`,
   }),
   // Deduplication: events is partitioned by day (migration 0011) and cannot hold (app_key, event_id) unique, so each id
   // is claimed in event_ids, which remembers it after its payload is deleted (retention, the cap per issue): only the
