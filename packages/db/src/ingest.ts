@@ -6,9 +6,9 @@
 import { HOUR, limits } from '@collector/domain';
 import type { Kysely } from 'kysely';
 import { JsonbArray } from './jsonb-array';
+import { appKeyed } from './keys';
 import type { Database } from './schema';
 import { nextGroup, type PreparedBatch } from './write-path/batch';
-import { appKeyed } from './write-path/keys';
 import { receivedRows } from './write-path/outcomes';
 import { type StatementRow, storeStatement } from './write-path/statement';
 

@@ -3,8 +3,8 @@
 import { type Kysely, sql } from 'kysely';
 import { PREPARED } from './connection';
 import { issueKeyRows } from './issue-keys';
+import { appKeyed } from './keys';
 import type { Database } from './schema';
-import { appKeyed } from './write-path/keys';
 
 export interface TagCount {
   key: string;

@@ -3,8 +3,8 @@
 import { type Kysely, sql } from 'kysely';
 import { PREPARED } from './connection';
 import { type IssueKey, issueKeyRows } from './issue-keys';
+import { appKeyed } from './keys';
 import type { Database } from './schema';
-import { appKeyed } from './write-path/keys';
 
 type AssigneeRow = { app_key: string; fingerprint: string; id: string; email: string };
 

@@ -22,8 +22,8 @@ import { type IssueKey, issueKeyRows } from './issue-keys';
 import { assignedTo, searchFilter } from './issue-search';
 import { unhandledOfKeys, unhandledSet } from './issue-tags';
 import { assigneesByIssue, assigneesOfKeys } from './issue-work';
+import { appKeyed } from './keys';
 import type { Database, IssueRow } from './schema';
-import { appKeyed } from './write-path/keys';
 
 export function toIssue(row: IssueRow): Issue {
   return {

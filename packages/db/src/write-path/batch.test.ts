@@ -2,8 +2,8 @@
 // its first batch, stays within the events allowed; each key's batch is its position in the group.
 import type { StoredEvent } from '@collector/domain';
 import { describe, expect, it } from 'vitest';
+import { appKeyed } from '../keys';
 import { nextGroup, type PreparedBatch, prepareBatch } from './batch';
-import { appKeyed } from './keys';
 
 const event = (appKey: string, eventId: string): StoredEvent => ({
   eventId,

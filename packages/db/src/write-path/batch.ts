@@ -1,8 +1,8 @@
 // A batch of events, the batch made ready for the write statement, and the group rule: which batches one statement
 // can take together.
 import type { StoredEvent } from '@collector/domain';
+import { appKeyed } from '../keys';
 import { eventRow } from './events';
-import { appKeyed } from './keys';
 
 export interface Batch {
   appKey: string;

@@ -3,8 +3,8 @@
 // count, so a crash loses neither. The other reasons are counted before any statement (packages/db/src/outcomes.ts).
 import { HOUR } from '@collector/domain';
 import { sql } from 'kysely';
+import { appKeyed } from '../keys';
 import type { PreparedBatch } from './batch';
-import { appKeyed } from './keys';
 import { part, type StatementPart } from './part';
 
 const hour = sql.lit(HOUR);
