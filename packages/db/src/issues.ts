@@ -14,6 +14,7 @@ import {
   presentEvent,
   type SearchTerm,
   type StoredEvent,
+  type StoredPayload,
 } from '@collector/domain';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { PREPARED } from './connection';
@@ -247,7 +248,7 @@ export async function listIssueEvents(
   db: Kysely<Database>,
   query: IssueEventsKey & { limit: number; after?: EventCursor | undefined },
 ): Promise<{ events: Array<StoredEvent & { receivedAt: number }>; hasMore: boolean }> {
-  const rows = await newestIssueEvents<{ payload: StoredEvent; received_at: number }>(
+  const rows = await newestIssueEvents<{ payload: StoredPayload; received_at: number }>(
     db,
     query,
     sql`payload, received_at`,

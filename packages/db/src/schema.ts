@@ -1,6 +1,6 @@
 // Table types. Timestamps are ms since epoch in int8 columns; both backends return int8 as number (see connection.ts).
 
-import type { AlertChannel, StoredEvent } from '@collector/domain';
+import type { AlertChannel, StoredPayload } from '@collector/domain';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 export interface UsersTable {
@@ -142,7 +142,7 @@ export interface EventsTable {
   timestamp: number;
   received_at: number;
   anonymous_id: string | null;
-  payload: ColumnType<StoredEvent, string, string>;
+  payload: ColumnType<StoredPayload, string, string>;
 }
 
 /**

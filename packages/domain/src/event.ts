@@ -241,13 +241,6 @@ export function framesOf(event: Pick<StoredEvent, 'frames' | 'exceptions' | 'thr
   return event.frames ?? event.exceptions?.at(-1)?.frames ?? event.threads?.[0]?.frames;
 }
 
-/** A stored event as the API returns it: `frames` from its chain when it has none of its own, `handled` null if unknown. */
-export function presentEvent<T extends StoredEvent>(event: T): T {
-  const frames = event.frames === undefined ? framesOf(event) : undefined;
-  if (frames === undefined && event.handled !== undefined) return event;
-  return { ...event, ...(frames !== undefined && frames.length > 0 && { frames }), handled: event.handled ?? null };
-}
-
 export function errorTypeOf(event: Pick<StoredEvent, 'errorType' | 'type'>): string {
   return event.errorType ?? event.type;
 }

@@ -19,6 +19,7 @@ export * from './sentry/dsn';
 export * from './sentry/event';
 export * from './sentry/feedback';
 export * from './sentry/limits';
+export * from './stored-event';
 export * from './symbolication';
 export * from './text';
 export * from './timeseries';

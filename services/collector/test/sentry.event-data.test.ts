@@ -117,6 +117,8 @@ const sdks: Sdk[] = [
   },
 ];
 
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** What no field of anything returned may hold: the credentials and the password the requests carried. */
 const SECRETS = /sk_live|-cookie|hunter2/;
 
@@ -157,6 +159,9 @@ describe('Sentry event data from the real SDKs, read back through the REST API',
       expect(event.exceptions[1].value).toBe('Checkout failed');
       expect(event.exceptions[1].frames.length).toBeGreaterThan(0);
       expect(event.frames.length).toBeGreaterThan(0);
+      // The stack text, stored as the chain's frames and written again from them: the main exception, then its cause.
+      expect(event.stack).toMatch(new RegExp(`^${escaped(sdk.errorType)}: Checkout failed\n {4}at `));
+      expect(event.stack).toContain(`\nCaused by: ${sdk.causeType}: ${sdk.causeValue}`);
 
       if (sdk.request) {
         expect(event.serverName).toBe(sdk.serverName);

@@ -2,11 +2,12 @@
 // statement and across statements; the first copy sent is the one kept, and a copy moves no counter.
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { listIssueEvents } from '../issues';
 import { JsonbArray } from '../jsonb-array';
 import { prepareBatch } from './batch';
 import { eventParts } from './events';
 import { withParts } from './part';
-import { batch, errorEvent, openWritePathDatabase } from './testing';
+import { batch, errorEvent, openWritePathDatabase, someHour } from './testing';
 
 const { db, newAccount, store } = await openWritePathDatabase('events');
 const { newApp } = await newAccount();
@@ -94,5 +95,49 @@ describe('write path: events', () => {
     expect(await db.selectFrom('issues_live').select('fingerprint').where('app_key', '=', appKey).execute()).toEqual(
       [],
     );
+  });
+
+  it("stores a Sentry event's stack text once, as its frames, and shows it written again", async () => {
+    const appKey = await newApp();
+    const frame = (fn: string) => ({ function: fn, file: 'app.js', line: 1, column: 2 });
+    const stack =
+      'SaveError: could not save\n    at save (app.js:1:2)\nCaused by: IOError: disk full\n    at write (app.js:1:2)';
+    const chain = [
+      { type: 'IOError', value: 'disk full', frames: [frame('write')] },
+      { type: 'SaveError', value: 'could not save', frames: [frame('save')] },
+    ];
+    await store(
+      batch(appKey, [
+        errorEvent(appKey, 'evt_chain', {
+          errorType: 'SaveError',
+          message: 'could not save',
+          stack,
+          exceptions: chain,
+        }),
+        // A client's own text beside frames it does not match is kept as sent.
+        errorEvent(appKey, 'evt_own', { errorType: 'SaveError', stack: 'its own text', exceptions: chain }),
+      ]),
+    );
+    const payloads = await db
+      .selectFrom('events')
+      .select(['event_id', 'payload'])
+      .where('app_key', '=', appKey)
+      .orderBy('event_id')
+      .execute();
+    expect(payloads.map((row) => [row.event_id, row.payload.stack, row.payload.stackFromFrames])).toEqual([
+      ['evt_chain', undefined, true],
+      ['evt_own', 'its own text', undefined],
+    ]);
+    const { events } = await listIssueEvents(db, {
+      appKey,
+      fingerprint: 'TypeError:cart',
+      firstSeenAt: someHour,
+      lastSeenAt: someHour,
+      limit: 10,
+    });
+    const shown = new Map(events.map((event) => [event.eventId, event]));
+    expect(shown.get('evt_chain')).toMatchObject({ stack, frames: [frame('save')] });
+    expect(shown.get('evt_chain')).not.toHaveProperty('stackFromFrames');
+    expect(shown.get('evt_own')?.stack).toBe('its own text');
   });
 });

@@ -10,12 +10,14 @@ import {
   displayMessage,
   errorTypeOf,
   type StoredEvent,
+  type StoredPayload,
+  storedPayload,
   tagsOf,
 } from '@collector/domain';
 import { sql } from 'kysely';
 import { part, type StatementPart } from './part';
 
-/** One row of the statement's input: the payload is the event itself, nested (no string per event to escape). */
+/** One row of the statement's input: the payload is the event as stored, nested (no string per event to escape). */
 export interface EventRow {
   app_key: string;
   event_id: string;
@@ -28,7 +30,7 @@ export interface EventRow {
   ts: number;
   received_at: number;
   anonymous_id: string | null;
-  payload: StoredEvent;
+  payload: StoredPayload;
   /** What the event's issue shows if the event is its first: see issues.ts. */
   message: string;
   error_type: string;
@@ -56,7 +58,7 @@ export function eventRow(appKey: string, event: StoredEvent, receivedAt: number)
     ts: event.timestamp,
     received_at: receivedAt,
     anonymous_id: event.anonymousId ?? null,
-    payload: event,
+    payload: storedPayload(event),
     message: displayMessage(event),
     error_type: errorTypeOf(event),
     culprit: culpritOf(event),

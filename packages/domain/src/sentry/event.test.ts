@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { framesOf, judgeEvent, type StoredEvent } from '../event';
 import { computeFingerprint } from '../fingerprint';
 import { limits } from '../limits';
+import { presentEvent, storedPayload } from '../stored-event';
 import { anonymousIdFor, fromSentryEvent, sentryTimestamp } from './event';
 
 // Events the real SDKs sent (services/collector/test/fixtures/sentry, captured by capture.ts there).
@@ -423,5 +424,116 @@ describe('fromSentryEvent: what source maps are looked up by (issue 22)', () => 
 
   it('an event without debug_meta has no debugImages', () => {
     expect(judged(base).debugImages).toBeUndefined();
+  });
+});
+
+describe('a Sentry event stored with its stack as frames (stored-event.ts)', () => {
+  /** What the API shows of an event stored as storedPayload makes it, through JSON as the events table keeps it. */
+  const shownAfterStoring = (event: StoredEvent) =>
+    presentEvent(JSON.parse(JSON.stringify(storedPayload(event))) as StoredEvent);
+
+  it('shows every real SDK event as before, the stack text written again from frames wherever it was', () => {
+    const events = fixtureEvents().map(({ event }) => judged(event));
+    for (const event of events) expect(shownAfterStoring(event)).toEqual(presentEvent(event));
+    const storedAsFrames = events.filter((event) => storedPayload(event).stackFromFrames === true);
+    // The Node and browser SDKs' errors and sentry-go's thread stacks, at least.
+    expect(storedAsFrames.length).toBeGreaterThanOrEqual(5);
+    for (const event of storedAsFrames) expect(storedPayload(event)).not.toHaveProperty('stack');
+  });
+
+  it('writes a chain with its causes and a thread stack again exactly', () => {
+    const frame = (fn: string) => ({
+      stacktrace: { frames: [{ function: fn, filename: 'app.js', lineno: 1, colno: 2 }] },
+    });
+    const chained = judged({
+      exception: {
+        values: [
+          { type: 'IOError', value: 'disk full', ...frame('write') },
+          { type: 'SaveError', value: 'could not save', ...frame('save') },
+        ],
+      },
+    });
+    const threaded = judged({
+      message: 'tick',
+      threads: { values: [{ id: '2', current: true, ...frame('main') }] },
+    });
+    for (const event of [chained, threaded]) {
+      expect(storedPayload(event)).toMatchObject({ stackFromFrames: true });
+      expect(shownAfterStoring(event).stack).toBe(event.stack);
+    }
+    expect(shownAfterStoring(chained).stack).toBe(
+      'SaveError: could not save\n    at save (app.js:1:2)\nCaused by: IOError: disk full\n    at write (app.js:1:2)',
+    );
+  });
+
+  it("keeps a stack text that the frames do not give back: one cut to its limit, a client's own beside its frames", () => {
+    const long = judged({
+      exception: {
+        values: [
+          {
+            type: 'E',
+            value: 'v',
+            stacktrace: {
+              frames: Array.from({ length: limits.stackFrames }, (_, i) => ({
+                function: `f${i}`,
+                filename: `${'x'.repeat(limits.frameFileChars - 5)}/a.js`,
+                lineno: i,
+              })),
+            },
+          },
+        ],
+      },
+    });
+    expect(Buffer.byteLength(long.stack as string)).toBeLessThanOrEqual(limits.stackBytes);
+    expect(storedPayload(long)).toBe(long);
+    const own = judgeEvent(
+      {
+        eventId: 'evt_own',
+        type: 'error',
+        timestamp: RECEIVED_AT,
+        message: 'boom',
+        stack: 'Error: boom\n    at main (app.js:1:1)',
+        exceptions: [{ type: 'Error', value: 'boom', frames: [{ function: 'other', file: 'b.js', line: 9 }] }],
+      },
+      { appKey: APP_KEY, receivedAt: RECEIVED_AT },
+    );
+    if (!own.ok) throw new Error(own.message);
+    expect(storedPayload(own.event)).toBe(own.event);
+    expect(shownAfterStoring(own.event).stack).toBe('Error: boom\n    at main (app.js:1:1)');
+  });
+
+  it('shows any event as before, whatever JSON it came from', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          exception: fc.array(
+            fc.record({
+              type: fc.string(),
+              value: fc.string(),
+              stacktrace: fc.record({
+                frames: fc.array(
+                  fc.record(
+                    { function: fc.string(), filename: fc.string(), lineno: fc.nat(), colno: fc.nat() },
+                    { requiredKeys: [] },
+                  ),
+                  { maxLength: 4 },
+                ),
+              }),
+            }),
+            { maxLength: 3 },
+          ),
+          message: fc.string(),
+        }),
+        (event) => {
+          const verdict = judgeEvent(fromSentryEvent(event, { receivedAt: RECEIVED_AT, eventId: 'generated' }), {
+            appKey: APP_KEY,
+            receivedAt: RECEIVED_AT,
+            source: 'sentry',
+          });
+          if (verdict.ok) expect(shownAfterStoring(verdict.event)).toEqual(presentEvent(verdict.event));
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
