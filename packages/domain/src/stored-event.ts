@@ -1,6 +1,6 @@
 // An event as the events table keeps it (its payload), and as the API shows it again. A Sentry event's stack text is
 // written from its exception chain's frames (sentry/event.ts), which the payload keeps as data too: stored once, as
-// frames, it is written again when the event is shown. A quarter of a browser event's payload, which every write
+// frames, it is written again when the event is shown. A fifth of a browser event's payload, which every write
 // statement parsed, compressed and logged twice over (docs/performance.md, "A Sentry event's stack, stored once").
 import { framesOf, type StoredEvent } from './event';
 import { stackOfFrames } from './sentry/event';
