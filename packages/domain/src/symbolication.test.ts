@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { StackFrame } from './event';
-import { applyPositions, artifactUrlsFor, isMappable, sourceMapUrlFor } from './symbolication';
+import type { StackFrame, StoredEvent } from './event';
+import { presentEvent } from './stored-event';
+import { afterMapping, applyPositions, artifactUrlsFor, isMappable, sourceMapUrlFor } from './symbolication';
 
 describe("where a frame's map is looked up", () => {
   it('takes the URL as sent and ~/ with its path, with and without the query string', () => {
@@ -45,5 +46,39 @@ describe('applyPositions', () => {
     expect(frames[1]).toMatchObject({ function: 'checkout', file: 'src/cart.ts' });
     // The outermost frame has no caller in the stack: its minified name stays.
     expect(frames[2]).toMatchObject({ function: 'v', inApp: false });
+  });
+});
+
+describe('afterMapping', () => {
+  it("writes a shown event's stack again with its causes, mapped where its map was found", () => {
+    const stored: StoredEvent = {
+      eventId: 'evt_shown',
+      appKey: 'web_0123456789abcdef',
+      type: 'error',
+      timestamp: 0,
+      fingerprint: 'SaveError:0',
+      errorType: 'SaveError',
+      message: 'could not save',
+      exceptions: [
+        {
+          type: 'IOError',
+          value: 'disk full',
+          frames: [{ function: 'w', file: 'http://x/io.js', line: 1, column: 2 }],
+        },
+        {
+          type: 'SaveError',
+          value: 'could not save',
+          frames: [{ function: 's', file: 'http://x/app.js', line: 1, column: 9 }],
+        },
+      ],
+    };
+    // When shown, the main exception's frames are lifted to `frames`: the same list, mapped in place.
+    const shown = presentEvent(stored);
+    const main = shown.frames as StackFrame[];
+    expect(applyPositions(main, [{ source: 'src/save.ts', line: 4, column: 1, name: 'save' }])).toBe(1);
+    afterMapping(shown, { regroup: false });
+    expect(shown.stack).toBe(
+      'SaveError: could not save\n    at s (src/save.ts:4:1)\nCaused by: IOError: disk full\n    at w (http://x/io.js:1:2)',
+    );
   });
 });

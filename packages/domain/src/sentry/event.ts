@@ -174,7 +174,9 @@ function stackText(chain: Json[], frames: MappedFrame[][]): string | undefined {
 
 /**
  * A stored event's stack text written again from its frames, as fromSentryEvent writes it: after a source map replaced
- * its frames (symbolication.ts), people and grouping read the original names. `select` keeps (or rewrites) frames.
+ * its frames (symbolication.ts), people and grouping read the original names; and when an event stored without it is
+ * shown (stored-event.ts), so a change to the text it writes changes how events already stored read. `select` keeps
+ * (or rewrites) frames. `frames` that are the main exception's own list, lifted by presentEvent, are the chain's.
  */
 export function stackOfFrames(
   event: Pick<StoredEvent, 'exceptions' | 'threads' | 'frames' | 'errorType' | 'type' | 'message'>,
@@ -189,7 +191,7 @@ export function stackOfFrames(
     return kept;
   };
   const chain = event.exceptions;
-  if (chain && chain.length > 0 && event.frames === undefined) {
+  if (chain && chain.length > 0 && (event.frames === undefined || event.frames === chain.at(-1)?.frames)) {
     const parts: string[] = [];
     for (let i = chain.length - 1; i >= 0; i--) {
       const exception = chain[i] as NonNullable<StoredEvent['exceptions']>[number];
