@@ -15,8 +15,9 @@ export type StoredPayload = StoredEvent & { stackFromFrames?: true };
 export function storedPayload(event: StoredEvent): StoredPayload {
   if (event.stack === undefined || (event.exceptions === undefined && event.threads === undefined)) return event;
   if (stackOfFrames(event) !== event.stack) return event;
-  const { stack: _written, ...payload } = event;
-  return { ...payload, stackFromFrames: true };
+  const { stack: _written, ...payload }: StoredPayload = event;
+  payload.stackFromFrames = true;
+  return payload;
 }
 
 /**
@@ -28,8 +29,6 @@ export function presentEvent<T extends StoredEvent>(stored: T & { stackFromFrame
   const frames = event.frames === undefined ? framesOf(event) : undefined;
   return {
     ...event,
-    // From the event as stored, before its main exception's frames are lifted to `frames` (stackOfFrames would then
-    // read those alone, as it does for an event of the batch endpoint).
     ...(stackFromFrames && { stack: stackOfFrames(event) }),
     ...(frames !== undefined && frames.length > 0 && { frames }),
     handled: event.handled ?? null,
