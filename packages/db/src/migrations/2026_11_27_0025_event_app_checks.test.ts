@@ -38,21 +38,22 @@ const eventKeys = async () =>
       where contype = 'f' and conparentid = 0 and conrelid in ('events'::regclass, 'event_ids'::regclass)`.execute(db)
   ).rows[0]?.n;
 
+/** The app's rows in one of the two tables. */
+const countOf = async (table: 'events' | 'event_ids', appKey: string) =>
+  Number(
+    (
+      await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('app_key', '=', appKey)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
 /** The app's rows in events and event_ids. */
 const rowsOf = async (appKey: string) => {
-  const [events, ids] = await Promise.all([
-    db
-      .selectFrom('events')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('app_key', '=', appKey)
-      .executeTakeFirstOrThrow(),
-    db
-      .selectFrom('event_ids')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('app_key', '=', appKey)
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { events: Number(events.n), ids: Number(ids.n) };
+  const [events, ids] = await Promise.all([countOf('events', appKey), countOf('event_ids', appKey)]);
+  return { events, ids };
 };
 
 describe('migration 0025: an event checks its app once a statement', () => {
