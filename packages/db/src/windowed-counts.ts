@@ -1,9 +1,9 @@
 // Windowed distinct counts: overview_window(), the overview's totals over a time window, as a PL/pgSQL function (its
 // plan is kept per connection: planning the statement took longer than running it, 1.5 ms of 5 at 1M events). This is
-// the live source; no code runs it. Each migration that creates the function (0006, 0007, 0008, 0014) keeps its own
-// frozen copy of the text it ran. A change here is a change to the schema: it takes a new migration with its own copy
-// of the new text (and of the one it replaces, for its down); migrations/overview-window.test.ts fails until the
-// latest copy equals this text.
+// the live source; no code runs it. Each migration that creates the function (0006, 0007, 0008, 0014, 0019, 0026)
+// keeps its own frozen copy of the text it ran. A change here is a change to the schema: it takes a new migration with
+// its own copy of the new text (and of the one it replaces, for its down); migrations/overview-window.test.ts fails
+// until the latest copy equals this text.
 //
 // What it reads, for the events with window_start <= timestamp < window_end:
 //
@@ -34,9 +34,14 @@
 // Distinct users and issues of deleted events are not known: a window whose edge hours lost events counts the subjects
 // of the events still stored there, a lower bound.
 //
+// The last hour's events are not read when none of them lies at or after window_end and none was deleted (as when the
+// window ends now, the dashboard's usual window): its active hours are then exactly the early subjects, and its
+// app_hourly row its counts, so it is counted as a whole hour, and its subjects by the "early" rule above.
+//
 // Cost: a few rows per day and per hour of the window's two partial days, the links that follow the hours of its first
-// day before it starts, the events of its two partial hours and at most 120 deleted minutes per app; never a row per
-// event or per user of the window.
+// day before it starts, the events of its two partial hours (of the first only, when the last is read as whole) and at
+// most 120 deleted minutes per app; never a row per event or per user of the window. Over an organization's apps, a
+// probe per app of each id seen in several of them.
 import { HOUR } from '@collector/domain';
 import { sql } from 'kysely';
 
@@ -68,6 +73,11 @@ export const createOverviewWindow = sql`
     -- The whole hours between, (first_hour, last_hour): the rest of the first day, whole days, the start of the last.
     first_day_end int8 := least((first_day + 1) * 24, last_hour);
     last_day_start int8 := greatest(last_day * 24, (first_day + 1) * 24);
+    -- Whether last_hour's events all lie before window_end and none of them was deleted, as when the window ends now:
+    -- the early subjects are then last_hour's active hours and its counts app_hourly's, read without its events.
+    early_whole boolean;
+    -- The end of the whole hours read from active hours: last_hour too when it is whole in that sense.
+    hours_end int8;
   begin
     if first_hour = last_hour then
       return query
@@ -86,13 +96,18 @@ export const createOverviewWindow = sql`
         ) d;
       return;
     end if;
+    early_whole := not exists (select from events e
+        where e.app_key = any(app_keys) and e.timestamp >= window_end and e.timestamp < (last_hour + 1) * ${hour})
+      and not exists (select from deleted_event_minutes m
+        where m.app_key = any(app_keys) and m.minute >= last_hour * ${hour} / ${minute} and m.minute < (last_hour + 1) * ${hour} / ${minute});
+    hours_end := case when early_whole then last_hour + 1 else last_hour end;
     return query
       with edge_events as (
         select e.app_key, e.type, e.anonymous_id, e.fingerprint, true as is_late from events e
         where e.app_key = any(app_keys) and e.timestamp >= window_start and e.timestamp < late_end
         union all
         select e.app_key, e.type, e.anonymous_id, e.fingerprint, false from events e
-        where e.app_key = any(app_keys) and e.timestamp >= early_start and e.timestamp < window_end
+        where not early_whole and e.app_key = any(app_keys) and e.timestamp >= early_start and e.timestamp < window_end
       ),
       edge_subjects as (
         select g.is_late, g.app_key, 'user'::text as kind, g.anonymous_id as subject from edge_events g where g.anonymous_id is not null
@@ -101,7 +116,7 @@ export const createOverviewWindow = sql`
       ),
       counts as (
         select sum(h.events) as events, sum(h.errors) as errors, sum(h.failed_requests) as failed_requests from app_hourly h
-        where h.app_key = any(app_keys) and h.hour_start >= (first_hour + 1) * ${hour} and h.hour_start < last_hour * ${hour}
+        where h.app_key = any(app_keys) and h.hour_start >= (first_hour + 1) * ${hour} and h.hour_start < hours_end * ${hour}
         union all
         select count(*), count(*) filter (where g.type = 'error'), count(*) filter (where g.type = 'request') from edge_events g
         union all
@@ -145,9 +160,16 @@ export const createOverviewWindow = sql`
         select s.kind, count(*) from edge_subjects s
         join activity_hours p on p.app_key = any(app_keys) and p.kind = any('{user,issue}'::text[]) and p.hour = last_hour
           and p.app_key = s.app_key and p.kind = s.kind and p.subject = s.subject
-        where not s.is_late and (p.prev_hour < first_hour or (p.prev_hour = first_hour and not exists (
+        where not early_whole and not s.is_late and (p.prev_hour < first_hour or (p.prev_hour = first_hour and not exists (
           select from edge_subjects l where l.is_late and l.app_key = s.app_key and l.kind = s.kind and l.subject = s.subject)))
         group by s.kind
+        union all
+        -- The same when last_hour is whole: its active hours are the early subjects.
+        select p.kind, count(*) from activity_hours p
+        where early_whole and p.app_key = any(app_keys) and p.kind = any('{user,issue}'::text[]) and p.hour = last_hour
+          and (p.prev_hour < first_hour or (p.prev_hour = first_hour and not exists (
+          select from edge_subjects l where l.is_late and l.app_key = p.app_key and l.kind = p.kind and l.subject = p.subject)))
+        group by p.kind
         union all
         -- Over all of an organization's apps, an id active in k > 1 of them was counted k times.
         select 'user', -coalesce(sum(r.apps - 1), 0) from (
@@ -155,8 +177,9 @@ export const createOverviewWindow = sql`
           join app_users u on u.anonymous_id = o.anonymous_id and u.app_key = any(app_keys)
           where owner_id is not null and o.org_id = owner_id and o.apps > 1 and (
             exists (select from activity_hours a
-              where a.app_key = u.app_key and a.kind = 'user' and a.subject = u.anonymous_id and a.hour > first_hour and a.hour < last_hour)
-            or exists (select from edge_subjects s where s.kind = 'user' and s.app_key = u.app_key and s.subject = u.anonymous_id))
+              where a.app_key = u.app_key and a.kind = 'user' and a.subject = u.anonymous_id and a.hour > first_hour and a.hour < hours_end)
+            -- Uncorrelated, so one hash of the edge's users rather than a scan of them per id and app.
+            or (u.app_key, u.anonymous_id) in (select s.app_key, s.subject from edge_subjects s where s.kind = 'user'))
           group by o.anonymous_id) r
         where r.apps > 1
       )

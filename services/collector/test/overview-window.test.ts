@@ -193,6 +193,75 @@ describe('overview over a window', () => {
     expect(await overview(token, {})).toEqual(expected(events, apps));
   });
 
+  it("counts a window that ends now from its last hour's active hours, and from its events once one lies after the end", async () => {
+    // The dashboard's window ends now: the last hour then holds no event at or after its end, and is read as a whole
+    // hour (migration 0026). An event a few seconds ahead of the clock (within the allowed skew) sends it back to the
+    // events. Subjects of every kind of history: late in the first hour, in whole hours between, seen before the
+    // window only, in two apps.
+    const now = Math.floor((Date.now() - DAY) / HOUR) * HOUR + 40 * 60_000;
+    const timed = await startTestServer({ clock: () => now });
+    try {
+      const { token } = await signUp(timed);
+      const shop = await createApp(timed, token, { name: 'Shop' });
+      const blog = await createApp(timed, token, { name: 'Blog' });
+      const from = now - 7 * DAY;
+      const at = (appKey: string, timestamp: number, anonymousId: string | undefined, fingerprint: string): Sent => ({
+        appKey,
+        type: fingerprint.startsWith('request') ? 'request' : 'error',
+        timestamp,
+        anonymousId,
+        fingerprint,
+      });
+      const events: Sent[] = [
+        // Before the window: hours the last hour's links point back to.
+        at(shop.appKey, from - 2 * HOUR, 'anon_before', 'TypeError:old'),
+        at(shop.appKey, from - 5 * 60_000, 'anon_first', 'TypeError:old'),
+        // The first hour, before and after the window's start.
+        at(shop.appKey, from + 5 * 60_000, 'anon_first', 'TypeError:late'),
+        at(blog.appKey, from + 10 * 60_000, 'anon_both', 'TypeError:late'),
+        // Whole hours between.
+        at(shop.appKey, from + 3 * HOUR, 'anon_middle', 'request:middle'),
+        at(blog.appKey, now - 2 * HOUR, 'anon_both', 'TypeError:late'),
+        // The last hour, before now.
+        at(shop.appKey, now - 30 * 60_000, 'anon_first', 'TypeError:late'),
+        at(shop.appKey, now - 20 * 60_000, 'anon_before', 'TypeError:old'),
+        at(shop.appKey, now - 10 * 60_000, 'anon_middle', 'TypeError:new'),
+        at(shop.appKey, now - 5 * 60_000, 'anon_both', 'request:middle'),
+        at(blog.appKey, now - 60_000, 'anon_both', 'TypeError:new'),
+        at(blog.appKey, now - 1, undefined, 'TypeError:new'),
+      ];
+      const apps = [shop.appKey, blog.appKey];
+      for (const appKey of apps)
+        await send(
+          appKey,
+          events.filter((event) => event.appKey === appKey),
+          timed,
+        );
+      const check = async () => {
+        for (const [start, end] of [
+          [from, now],
+          [from + 6 * 60_000, now],
+          [from - HOUR, now + 1],
+          [now - 50 * 60_000, now],
+        ] as const) {
+          expect(await overview(token, { from: start, to: end }, timed)).toEqual(expected(events, apps, start, end));
+          for (const appKey of apps)
+            expect(await overview(token, { appKey, from: start, to: end }, timed)).toEqual(
+              expected(events, [appKey], start, end),
+            );
+        }
+      };
+      await check();
+      // Ahead of the clock, inside the last hour: the window ending now must leave it out.
+      const ahead = at(shop.appKey, now + 30_000, 'anon_ahead', 'TypeError:ahead');
+      await send(shop.appKey, [ahead], timed);
+      events.push(ahead);
+      await check();
+    } finally {
+      await timed.stop();
+    }
+  });
+
   it('equals counting the events, for random windows over a month of random traffic sent at once', async () => {
     const random = rng(20261121);
     const { token } = await signUp(server);

@@ -1,4 +1,4 @@
-// overview_window() is created by migrations (0006, 0007, 0008, 0014, 0019), each from its own frozen copy of the
+// overview_window() is created by migrations (0006, 0007, 0008, 0014, 0019, 0026), each from its own frozen copy of the
 // function's text, and its live source is windowed-counts.ts. These tests keep the copies from drifting: the latest migration's
 // copy is the live source's text, each down restores exactly the function the migration before it created, and a
 // database migrated to the latest has the function that the live source creates. On a fresh, empty database: the
@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { emptyTestDatabaseUrl } from '../../test/database';
 import { openDatabase } from '../connection';
 import { createOverviewWindow } from '../windowed-counts';
-import { overviewWindowAsOf0019 } from './2026_11_25_0019_org_users';
+import { overviewWindowAsOf0026 } from './2026_11_27_0026_overview_last_hour';
 import { migrations } from './index';
 
 const database = await openDatabase({ url: await emptyTestDatabaseUrl() });
@@ -30,10 +30,10 @@ const definition = async (on: Kysely<any> = db) => {
 };
 
 describe('overview_window(): frozen copies and the live source', () => {
-  it('the latest copy in a migration (0019) is the text of windowed-counts.ts', () => {
+  it('the latest copy in a migration (0026) is the text of windowed-counts.ts', () => {
     // On failure: a change to windowed-counts.ts takes a new migration that creates the function from its own copy of
     // the new text (and restores the one before in its down); compare with that copy here.
-    const frozen = overviewWindowAsOf0019.compile(db);
+    const frozen = overviewWindowAsOf0026.compile(db);
     const live = createOverviewWindow.compile(db);
     expect(frozen.parameters).toEqual([]);
     expect(live.parameters).toEqual([]);
@@ -51,8 +51,12 @@ describe('overview_window(): frozen copies and the live source', () => {
     const asOf0014 = await definition();
     await migrateTo('2026_11_25_0019_org_users');
     const asOf0019 = await definition();
-    expect(new Set([asOf0006, asOf0007, asOf0008, asOf0014, asOf0019]).size).toBe(5);
+    await migrateTo('2026_11_27_0026_overview_last_hour');
+    const asOf0026 = await definition();
+    expect(new Set([asOf0006, asOf0007, asOf0008, asOf0014, asOf0019, asOf0026]).size).toBe(6);
 
+    await migrateTo('2026_11_27_0025_event_app_checks');
+    expect(await definition()).toBe(asOf0019);
     await migrateTo('2026_11_25_0018_organizations');
     expect(await definition()).toBe(asOf0014);
 
