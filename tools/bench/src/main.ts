@@ -6,7 +6,8 @@
 //                              >= 0.8x); memory of all its processes: `pnpm --filter @collector/bench footprint`
 //   pnpm bench --pglite        PGlite (EMBEDDED=pglite): collector on PGlite in a temp folder vs a bare PGlite server
 //   pnpm bench --queries       dashboard queries at 1M events (queries.ts): p50/p95 over 200 calls each, through the API;
-//                              --profile profiles the collector while it answers them
+//                              --profile profiles the collector while it answers them; --busy-hour N first sends N
+//                              events of the current hour whose users every app shares (a busy organization's now)
 //   pnpm bench --disk          disk (disk.ts): bytes per event, 60 simulated days with RETENTION_DAYS=7, p99 during a
 //                              retention run; --events 1000000 --days 60 --events-per-day 100000 --retention-days 7
 //                              --delete-events 1000000 --rate 2000 (events/s of the load in part 3) --seconds 10 --parts 1,2,3
@@ -56,7 +57,7 @@ import { runWorkersBench } from './workers';
 
 const { flags, number } = parseFlags(
   `pnpm bench [--embedded | --pglite | --queries | --sentry [--embedded] | --disk | --workers 1,2,4,8 [--pg-log FILE] | --all] [--events 1000000] [--days 60 --events-per-day 100000 --retention-days 7 --delete-events 1000000 --rate 2000 --parts 1,2,3] [--calls 200] [--seconds 10] [--rounds 2] [--warmup 3] [--connections 32] [--pool 10]
-           [--reuse-db NAME --seed-file FILE] [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--collector-node-args "--max-old-space-size=256"] [--alerts] [--endpoints batch,envelope,store,mapped] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`,
+           [--reuse-db NAME --seed-file FILE] [--busy-hour 100000] [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--collector-node-args "--max-old-space-size=256"] [--alerts] [--endpoints batch,envelope,store,mapped] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`,
   {
     embedded: { type: 'boolean', default: false },
     pglite: { type: 'boolean', default: false },
@@ -74,6 +75,7 @@ const { flags, number } = parseFlags(
     calls: { type: 'string', default: '200' },
     'reuse-db': { type: 'string' },
     'seed-file': { type: 'string' },
+    'busy-hour': { type: 'string', default: '0' },
     seconds: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '2' },
     warmup: { type: 'string', default: '3' },
@@ -909,6 +911,7 @@ await exitAfter(async () => {
         cleanups,
         reuse,
         profile: flags.profile,
+        busyHour: number('busy-hour', 0, 10_000_000),
       });
       console.log(result.lines.join('\n'));
       await cleanup();

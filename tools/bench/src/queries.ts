@@ -34,6 +34,57 @@ export interface QueryBenchOptions {
   reuse?: { database: string; seedFile: string } | undefined;
   /** The measured collector under --cpu-prof, its profile summarised after the table (latencies are higher with it). */
   profile?: boolean;
+  /**
+   * --busy-hour N: before measuring, N more events timestamped in the current hour, their users shared by every app (as
+   * an organization's web and mobile apps share signed-in users): what a busy organization's dashboard reads when its
+   * window ends now. Added to a reused database each time.
+   */
+  busyHour?: number;
+}
+
+/** Users of the busy hour, each seen in every app. */
+const BUSY_USERS = 5_000;
+
+/**
+ * Sends `count` events timestamped in the current hour, spread over the apps (the first ones more), 50 a batch, eight
+ * batches in flight: 300 problems, BUSY_USERS users shared by all apps.
+ */
+async function sendBusyHour(origin: string, apps: readonly { appKey: string }[], count: number): Promise<void> {
+  const hourStart = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+  const letters = (n: number) => n.toString(10).replace(/\d/g, (digit) => 'abcdefghij'[Number(digit)] as string);
+  let sent = 0;
+  const batch = () => {
+    const appKey = (apps[Math.floor(Math.random() ** 2 * apps.length)] as { appKey: string }).appKey;
+    const now = Date.now();
+    const events = Array.from({ length: Math.min(50, count - sent) }, () => {
+      sent += 1;
+      return {
+        eventId: `evt_busy_${process.pid}_${sent}`,
+        type: 'error',
+        timestamp: hourStart + Math.floor(Math.random() * (now - hourStart)),
+        errorType: 'BusyHourError',
+        message: `busy hour problem ${letters(Math.floor(Math.random() * 300))}`,
+        anonymousId: `anon_busy_${Math.floor(Math.random() * BUSY_USERS)}`,
+        release: 'shop-web@busy',
+        environment: 'production',
+      };
+    });
+    return { appKey, events };
+  };
+  const worker = async () => {
+    while (sent < count) {
+      const body = batch();
+      const reply = await fetch(`${origin}/api/events/batch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const answer = (await reply.json()) as { accepted?: number };
+      if (reply.status !== 200 || answer.accepted !== body.events.length)
+        throw new Error(`busy hour: batch answered ${reply.status} ${JSON.stringify(answer).slice(0, 300)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
 }
 
 interface Seeded {
@@ -172,6 +223,13 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
     process.stderr.write(`queries: seeding ${options.events} events into ${name}\n`);
     collector = await start();
     seeded = await runSeed(options.repoRoot, collector.origin, options.events);
+    await collector.stop();
+  }
+  const busyHour = options.busyHour ?? 0;
+  if (busyHour > 0) {
+    process.stderr.write(`queries: sending ${busyHour} events of the current hour\n`);
+    collector = await start();
+    await sendBusyHour(collector.origin, seeded.apps, busyHour);
     await collector.stop();
   }
   // 2. What autovacuum does on its own sooner or later, done now so every run measures the same state: statistics for
@@ -381,6 +439,10 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
     `seeded through the API (tools/seed: ${seeded.apps.length} apps of uneven size, the largest ${largest.events} events): ` +
       `${seeded.events} events in ${seeded.seconds.toFixed(0)} s (${Math.round(seeded.events / seeded.seconds)} events/s); then vacuum (analyze) in ${vacuumSeconds.toFixed(0)} s`,
   );
+  if (busyHour > 0)
+    lines.push(
+      `then --busy-hour: ${busyHour} events timestamped in the current hour, ${BUSY_USERS} users each seen in every app`,
+    );
   lines.push(
     `each query: 20 warm-up calls, then ${options.calls} sequential calls over one keep-alive connection, time to the last byte; collector restarted after seeding`,
   );
