@@ -7,7 +7,7 @@
 //   pnpm bench --pglite        PGlite (EMBEDDED=pglite): collector on PGlite in a temp folder vs a bare PGlite server
 //   pnpm bench --queries       dashboard queries at 1M events (queries.ts): p50/p95 over 200 calls each, through the API;
 //                              --profile profiles the collector while it answers them; --busy-hour N first sends N
-//                              events of the current hour whose users every app shares (a busy organization's now)
+//                              events of the current hour, their users common to every app (a busy organization's now)
 //   pnpm bench --disk          disk (disk.ts): bytes per event, 60 simulated days with RETENTION_DAYS=7, p99 during a
 //                              retention run; --events 1000000 --days 60 --events-per-day 100000 --retention-days 7
 //                              --delete-events 1000000 --rate 2000 (events/s of the load in part 3) --seconds 10 --parts 1,2,3

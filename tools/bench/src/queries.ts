@@ -35,19 +35,19 @@ export interface QueryBenchOptions {
   /** The measured collector under --cpu-prof, its profile summarised after the table (latencies are higher with it). */
   profile?: boolean;
   /**
-   * --busy-hour N: before measuring, N more events timestamped in the current hour, their users shared by every app (as
-   * an organization's web and mobile apps share signed-in users): what a busy organization's dashboard reads when its
-   * window ends now. Added to a reused database each time.
+   * --busy-hour N: before measuring, N more events timestamped in the current hour, their users drawn from one set
+   * for every app (as an organization's web and mobile apps share signed-in users): what a busy organization's
+   * dashboard reads when its window ends now. Added to a reused database each time.
    */
   busyHour?: number;
 }
 
-/** Users of the busy hour, each seen in every app. */
+/** Users of the busy hour: each event draws one, whatever its app, so most are seen in several apps. */
 const BUSY_USERS = 5_000;
 
 /**
  * Sends `count` events timestamped in the current hour, spread over the apps (the first ones more), 50 a batch, eight
- * batches in flight: 300 problems, BUSY_USERS users shared by all apps.
+ * batches in flight: 300 problems, users drawn from BUSY_USERS whatever the app.
  */
 async function sendBusyHour(origin: string, apps: readonly { appKey: string }[], count: number): Promise<void> {
   const hourStart = Math.floor(Date.now() / 3_600_000) * 3_600_000;
@@ -441,7 +441,7 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
   );
   if (busyHour > 0)
     lines.push(
-      `then --busy-hour: ${busyHour} events timestamped in the current hour, ${BUSY_USERS} users each seen in every app`,
+      `then --busy-hour: ${busyHour} events timestamped in the current hour, their users drawn from ${BUSY_USERS} for every app`,
     );
   lines.push(
     `each query: 20 warm-up calls, then ${options.calls} sequential calls over one keep-alive connection, time to the last byte; collector restarted after seeding`,
