@@ -35,13 +35,15 @@
 // of the events still stored there, a lower bound.
 //
 // The last hour's events are not read when none of them lies at or after window_end and none was deleted (as when the
-// window ends now, the dashboard's usual window): its active hours are then exactly the early subjects, and its
-// app_hourly row its counts, so it is counted as a whole hour, and its subjects by the "early" rule above.
+// window ends now, or on the hour): its active hours are then exactly the early subjects, and its app_hourly row its
+// counts, so it is counted as a whole hour, and its subjects by the "early" rule above. Likewise the first hour when
+// none of its events lies before window_start and none was deleted (a window that starts on the hour, as the
+// dashboard's do): its active hours are the late subjects.
 //
 // Cost: a few rows per day and per hour of the window's two partial days, the links that follow the hours of its first
-// day before it starts, the events of its two partial hours (of the first only, when the last is read as whole) and at
-// most 120 deleted minutes per app; never a row per event or per user of the window. Over an organization's apps, a
-// probe per app of each id seen in several of them.
+// day before it starts, the events of its two partial hours (those not read as whole) and at most 120 deleted minutes
+// per app; never a row per event or per user of the window. Over an organization's apps, a probe per app of each id
+// seen in several of them.
 import { HOUR } from '@collector/domain';
 import { sql } from 'kysely';
 
@@ -81,6 +83,10 @@ export const createOverviewWindow = sql`
     early_whole boolean;
     -- The end of the whole hours read from active hours: last_hour too when it is whole in that sense.
     hours_end int8;
+    -- The same for first_hour: none of its events before window_start (a window starting on the hour, as the
+    -- dashboard's do) and none deleted. Its active hours are then the late subjects.
+    late_whole boolean;
+    hours_start int8;
   begin
     if first_hour = last_hour then
       return query
@@ -104,10 +110,15 @@ export const createOverviewWindow = sql`
       and not exists (select from deleted_event_minutes m
         where m.app_key = any(app_keys) and m.minute >= last_hour * ${hour} / ${minute} and m.minute < (last_hour + 1) * ${hour} / ${minute});
     hours_end := case when early_whole then last_hour + 1 else last_hour end;
+    late_whole := not exists (select from events e
+        where e.app_key = any(app_keys) and e.timestamp >= first_hour * ${hour} and e.timestamp < window_start)
+      and not exists (select from deleted_event_minutes m
+        where m.app_key = any(app_keys) and m.minute >= first_hour * ${hour} / ${minute} and m.minute < (first_hour + 1) * ${hour} / ${minute});
+    hours_start := case when late_whole then first_hour else first_hour + 1 end;
     return query
       with edge_events as (
         select e.app_key, e.type, e.anonymous_id, e.fingerprint, true as is_late from events e
-        where e.app_key = any(app_keys) and e.timestamp >= window_start and e.timestamp < late_end
+        where not late_whole and e.app_key = any(app_keys) and e.timestamp >= window_start and e.timestamp < late_end
         union all
         select e.app_key, e.type, e.anonymous_id, e.fingerprint, false from events e
         where not early_whole and e.app_key = any(app_keys) and e.timestamp >= early_start and e.timestamp < window_end
@@ -119,7 +130,7 @@ export const createOverviewWindow = sql`
       ),
       counts as (
         select sum(h.events) as events, sum(h.errors) as errors, sum(h.failed_requests) as failed_requests from app_hourly h
-        where h.app_key = any(app_keys) and h.hour_start >= (first_hour + 1) * ${hour} and h.hour_start < hours_end * ${hour}
+        where h.app_key = any(app_keys) and h.hour_start >= hours_start * ${hour} and h.hour_start < hours_end * ${hour}
         union all
         select count(*), count(*) filter (where g.type = 'error'), count(*) filter (where g.type = 'request') from edge_events g
         union all
@@ -136,6 +147,13 @@ export const createOverviewWindow = sql`
         left join activity_hours a on a.app_key = any(app_keys) and a.kind = any('{user,issue}'::text[]) and a.prev_hour = first_hour
           and a.app_key = s.app_key and a.kind = s.kind and a.subject = s.subject and a.hour < last_hour
         where s.is_late and a.subject is null group by s.kind
+        union all
+        -- The same when first_hour is whole: its active hours are the late subjects.
+        select p.kind, count(*) from activity_hours p
+        left join activity_hours a on a.app_key = any(app_keys) and a.kind = any('{user,issue}'::text[]) and a.prev_hour = first_hour
+          and a.app_key = p.app_key and a.kind = p.kind and a.subject = p.subject and a.hour < last_hour
+        where late_whole and p.app_key = any(app_keys) and p.kind = any('{user,issue}'::text[]) and p.hour = first_hour and a.subject is null
+        group by p.kind
         union all
         -- The links in the whole hours between that follow an hour of an earlier day than first_hour's: per day for the
         -- whole days, ...
@@ -163,14 +181,14 @@ export const createOverviewWindow = sql`
         select s.kind, count(*) from edge_subjects s
         join activity_hours p on p.app_key = any(app_keys) and p.kind = any('{user,issue}'::text[]) and p.hour = last_hour
           and p.app_key = s.app_key and p.kind = s.kind and p.subject = s.subject
-        where not early_whole and not s.is_late and (p.prev_hour < first_hour or (p.prev_hour = first_hour and not exists (
+        where not early_whole and not s.is_late and (p.prev_hour < first_hour or (p.prev_hour = first_hour and not late_whole and not exists (
           select from edge_subjects l where l.is_late and l.app_key = s.app_key and l.kind = s.kind and l.subject = s.subject)))
         group by s.kind
         union all
         -- The same when last_hour is whole: its active hours are the early subjects.
         select p.kind, count(*) from activity_hours p
         where early_whole and p.app_key = any(app_keys) and p.kind = any('{user,issue}'::text[]) and p.hour = last_hour
-          and (p.prev_hour < first_hour or (p.prev_hour = first_hour and not exists (
+          and (p.prev_hour < first_hour or (p.prev_hour = first_hour and not late_whole and not exists (
           select from edge_subjects l where l.is_late and l.app_key = p.app_key and l.kind = p.kind and l.subject = p.subject)))
         group by p.kind
         union all
@@ -180,7 +198,7 @@ export const createOverviewWindow = sql`
           join app_users u on u.anonymous_id = o.anonymous_id and u.app_key = any(app_keys)
           where owner_id is not null and o.org_id = owner_id and o.apps > 1 and (
             exists (select from activity_hours a
-              where a.app_key = u.app_key and a.kind = 'user' and a.subject = u.anonymous_id and a.hour > first_hour and a.hour < hours_end)
+              where a.app_key = u.app_key and a.kind = 'user' and a.subject = u.anonymous_id and a.hour >= hours_start and a.hour < hours_end)
             -- Uncorrelated, so one hash of the edge's users rather than a scan of them per id and app.
             or (u.app_key, u.anonymous_id) in (select s.app_key, s.subject from edge_subjects s where s.kind = 'user'))
           group by o.anonymous_id) r

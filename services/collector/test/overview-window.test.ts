@@ -262,6 +262,65 @@ describe('overview over a window', () => {
     }
   });
 
+  it("counts a window that starts on the hour from its first hour's active hours, as the dashboard asks", async () => {
+    // The dashboard's windows start and end on whole hours or days: the first hour then holds no event before the
+    // window's start and is read as a whole hour (migration 0026). Subjects of the first hour whose next active hour is
+    // the last, a whole hour between, or none; a window starting ten minutes into the hour reads its events instead.
+    const { token } = await signUp(server);
+    const shop = await createApp(server, token, { name: 'Shop' });
+    const blog = await createApp(server, token, { name: 'Blog' });
+    const from = Math.floor((Date.now() - 6 * DAY) / DAY) * DAY + 7 * HOUR;
+    const to = from + 3 * DAY;
+    const at = (appKey: string, timestamp: number, anonymousId: string | undefined, fingerprint: string): Sent => ({
+      appKey,
+      type: fingerprint.startsWith('request') ? 'request' : 'error',
+      timestamp,
+      anonymousId,
+      fingerprint,
+    });
+    const events: Sent[] = [
+      at(shop.appKey, from - HOUR, 'anon_before', 'TypeError:old'),
+      at(shop.appKey, from + 5 * 60_000, 'anon_first', 'TypeError:first'),
+      at(shop.appKey, from + 20 * 60_000, 'anon_twice', 'TypeError:first'),
+      at(blog.appKey, from + 30 * 60_000, 'anon_twice', 'request:first'),
+      at(shop.appKey, from + 50 * 60_000, 'anon_gone', 'TypeError:gone'),
+      at(shop.appKey, from + 2 * HOUR, 'anon_twice', 'TypeError:first'),
+      at(blog.appKey, to - 30 * 60_000, 'anon_first', 'TypeError:first'),
+      at(shop.appKey, to - 20 * 60_000, 'anon_first', 'TypeError:first'),
+      at(shop.appKey, to - 10 * 60_000, 'anon_before', 'TypeError:old'),
+      at(shop.appKey, to + 10 * 60_000, 'anon_after', 'TypeError:after'),
+    ];
+    const apps = [shop.appKey, blog.appKey];
+    for (const appKey of apps)
+      await send(
+        appKey,
+        events.filter((event) => event.appKey === appKey),
+      );
+    for (const [start, end] of [
+      [from, to],
+      [from, to - 5 * 60_000],
+      [from, to - HOUR],
+      [from, to + HOUR],
+      [from - HOUR, to],
+      [from + HOUR, to],
+      [from + 10 * 60_000, to],
+      [from, from + 2 * HOUR],
+    ] as const) {
+      expect({ start, end, totals: await overview(token, { from: start, to: end }) }).toEqual({
+        start,
+        end,
+        totals: expected(events, apps, start, end),
+      });
+      for (const appKey of apps)
+        expect({ appKey, start, end, totals: await overview(token, { appKey, from: start, to: end }) }).toEqual({
+          appKey,
+          start,
+          end,
+          totals: expected(events, [appKey], start, end),
+        });
+    }
+  });
+
   it('equals counting the events, for random windows over a month of random traffic sent at once', async () => {
     const random = rng(20261121);
     const { token } = await signUp(server);
