@@ -17,7 +17,7 @@ import {
   type Cleanup,
   createAccountWithApps,
   createEventSource,
-  type EventSource,
+  loadEvents,
   percentile,
   startCollector,
 } from '@collector/tool-kit';
@@ -70,37 +70,6 @@ async function collectorOn(
   });
   options.cleanups.push(() => child.stop());
   return child;
-}
-
-/** Sends `total` events in 50-event batches over `connections` concurrent loops; resolves when all are accepted. */
-async function load(
-  origin: string,
-  appKey: string,
-  source: EventSource,
-  total: number,
-  timestamp?: () => number,
-  connections = 16,
-): Promise<void> {
-  let sent = 0;
-  let last = Date.now();
-  const loop = async () => {
-    while (sent < total) {
-      sent += source.batchSize;
-      const response = await fetch(`${origin}/api/events/batch`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: source.batch(appKey, { timestamp }),
-      });
-      const body = (await response.json()) as { accepted?: number };
-      if (response.status !== 200 || body.accepted !== source.batchSize)
-        throw new Error(`load: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
-      if (Date.now() - last > 30_000) {
-        last = Date.now();
-        process.stderr.write(`  loaded ${sent.toLocaleString()} of ${total.toLocaleString()} events\n`);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: connections }, loop));
 }
 
 interface Sizes {
@@ -158,7 +127,7 @@ async function bytesPerEvent(admin: pg.Client, options: DiskBenchOptions): Promi
   const [appKey] = await createAccountWithApps(collector.origin, ['Disk']);
   const source = createEventSource();
   const started = Date.now();
-  await load(collector.origin, appKey as string, source, options.events);
+  await loadEvents(collector.origin, appKey as string, source, options.events);
   const seconds = (Date.now() - started) / 1000;
   await collector.stop();
   const client = new pg.Client({ connectionString: url });
@@ -288,7 +257,7 @@ async function p99DuringRetention(admin: pg.Client, options: DiskBenchOptions): 
   const now = Date.now();
   let n = 0;
   const span = 1.9 * DAY;
-  await load(
+  await loadEvents(
     collector.origin,
     appKey as string,
     source,

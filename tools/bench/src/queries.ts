@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import {
   type Child,
   type Cleanup,
+  createEventSource,
   fmt,
+  loadEvents,
   machineBusyMs,
   percentile,
   postgresCpuMs,
@@ -37,54 +39,27 @@ export interface QueryBenchOptions {
   /**
    * --busy-hour N: before measuring, N more events timestamped in the current hour, their users drawn from one set
    * for every app (as an organization's web and mobile apps share signed-in users): what a busy organization's
-   * dashboard reads when its window ends now. Added to a reused database each time.
+   * dashboard reads when its window ends now. Added to a reused database each time (their ids are new every run).
    */
   busyHour?: number;
 }
 
-/** Users of the busy hour: each event draws one, whatever its app, so most are seen in several apps. */
+/** Users of the busy hour: one event source for every app, so most of them are seen in several apps. */
 const BUSY_USERS = 5_000;
 
-/**
- * Sends `count` events timestamped in the current hour, spread over the apps (the first ones more), 50 a batch, eight
- * batches in flight: 300 problems, users drawn from BUSY_USERS whatever the app.
- */
+/** `count` events of the bench's event source timestamped in the current hour, spread over the apps (the first more). */
 async function sendBusyHour(origin: string, apps: readonly { appKey: string }[], count: number): Promise<void> {
   const hourStart = Math.floor(Date.now() / 3_600_000) * 3_600_000;
-  const letters = (n: number) => n.toString(10).replace(/\d/g, (digit) => 'abcdefghij'[Number(digit)] as string);
-  let sent = 0;
-  const batch = () => {
-    const appKey = (apps[Math.floor(Math.random() ** 2 * apps.length)] as { appKey: string }).appKey;
-    const now = Date.now();
-    const events = Array.from({ length: Math.min(50, count - sent) }, () => {
-      sent += 1;
-      return {
-        eventId: `evt_busy_${process.pid}_${sent}`,
-        type: 'error',
-        timestamp: hourStart + Math.floor(Math.random() * (now - hourStart)),
-        errorType: 'BusyHourError',
-        message: `busy hour problem ${letters(Math.floor(Math.random() * 300))}`,
-        anonymousId: `anon_busy_${Math.floor(Math.random() * BUSY_USERS)}`,
-        release: 'shop-web@busy',
-        environment: 'production',
-      };
-    });
-    return { appKey, events };
-  };
-  const worker = async () => {
-    while (sent < count) {
-      const body = batch();
-      const reply = await fetch(`${origin}/api/events/batch`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const answer = (await reply.json()) as { accepted?: number };
-      if (reply.status !== 200 || answer.accepted !== body.events.length)
-        throw new Error(`busy hour: batch answered ${reply.status} ${JSON.stringify(answer).slice(0, 300)}`);
-    }
-  };
-  await Promise.all(Array.from({ length: 8 }, worker));
+  const source = createEventSource({ users: BUSY_USERS });
+  const appKey = () => (apps[Math.floor(Math.random() ** 2 * apps.length)] as { appKey: string }).appKey;
+  await loadEvents(
+    origin,
+    appKey,
+    source,
+    count,
+    () => hourStart + Math.floor(Math.random() * (Date.now() - hourStart)),
+    8,
+  );
 }
 
 interface Seeded {

@@ -1,5 +1,7 @@
 // Batches posted to POST /api/events/batch with every answer recorded (status, Retry-After, counts, when it was sent
-// and answered): what the fault and soak tools, and the fault test, judge the collector by.
+// and answered): what the fault and soak tools, and the fault test, judge the collector by. And loadEvents, which fills
+// a collector for a bench and fails on the first batch not wholly accepted.
+import type { EventSource } from './events';
 
 /** One HTTP answer to one attempt at a batch. Times are ms on the run's clock (`performance.now()`). */
 export interface Answer {
@@ -70,4 +72,38 @@ export async function postBatch(
         : `no answer (${cause?.code ?? (error as Error).message})`;
   }
   return answer;
+}
+
+/**
+ * Sends `total` events (rounded up to whole batches) of `source` over `connections` concurrent loops; resolves when all
+ * are accepted, throws at the first batch that is not. `appKey`: one app, or the app of each batch.
+ */
+export async function loadEvents(
+  origin: string,
+  appKey: string | (() => string),
+  source: EventSource,
+  total: number,
+  timestamp?: () => number,
+  connections = 16,
+): Promise<void> {
+  let sent = 0;
+  let last = Date.now();
+  const loop = async () => {
+    while (sent < total) {
+      sent += source.batchSize;
+      const response = await fetch(`${origin}/api/events/batch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: source.batch(typeof appKey === 'string' ? appKey : appKey(), { timestamp }),
+      });
+      const body = (await response.json()) as { accepted?: number };
+      if (response.status !== 200 || body.accepted !== source.batchSize)
+        throw new Error(`load: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+      if (Date.now() - last > 30_000) {
+        last = Date.now();
+        process.stderr.write(`  loaded ${sent.toLocaleString()} of ${total.toLocaleString()} events\n`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, loop));
 }
