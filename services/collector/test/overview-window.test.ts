@@ -35,6 +35,15 @@ function expected(events: readonly Sent[], appKeys: readonly string[], from?: nu
   };
 }
 
+/** An event as the tests below write it: a request when its fingerprint says so, an error otherwise. */
+const at = (appKey: string, timestamp: number, anonymousId: string | undefined, fingerprint: string): Sent => ({
+  appKey,
+  type: fingerprint.startsWith('request') ? 'request' : 'error',
+  timestamp,
+  anonymousId,
+  fingerprint,
+});
+
 function toEvent(sent: Sent) {
   return makeEvent({
     type: sent.type,
@@ -205,13 +214,6 @@ describe('overview over a window', () => {
       const shop = await createApp(timed, token, { name: 'Shop' });
       const blog = await createApp(timed, token, { name: 'Blog' });
       const from = now - 7 * DAY;
-      const at = (appKey: string, timestamp: number, anonymousId: string | undefined, fingerprint: string): Sent => ({
-        appKey,
-        type: fingerprint.startsWith('request') ? 'request' : 'error',
-        timestamp,
-        anonymousId,
-        fingerprint,
-      });
       const events: Sent[] = [
         // Before the window: hours the last hour's links point back to.
         at(shop.appKey, from - 2 * HOUR, 'anon_before', 'TypeError:old'),
@@ -271,13 +273,6 @@ describe('overview over a window', () => {
     const blog = await createApp(server, token, { name: 'Blog' });
     const from = Math.floor((Date.now() - 6 * DAY) / DAY) * DAY + 7 * HOUR;
     const to = from + 3 * DAY;
-    const at = (appKey: string, timestamp: number, anonymousId: string | undefined, fingerprint: string): Sent => ({
-      appKey,
-      type: fingerprint.startsWith('request') ? 'request' : 'error',
-      timestamp,
-      anonymousId,
-      fingerprint,
-    });
     const events: Sent[] = [
       at(shop.appKey, from - HOUR, 'anon_before', 'TypeError:old'),
       at(shop.appKey, from + 5 * 60_000, 'anon_first', 'TypeError:first'),
