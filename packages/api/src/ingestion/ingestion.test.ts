@@ -1,6 +1,8 @@
 // Ingestion's entry point on a real database: which key gets in, what each refusal counts, what is stored. The HTTP
 // adapters' own tests (services/collector/test/ingest.*, sentry.*, outcomes.test.ts) go through the wire formats.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import {
   EventWriter,
   insertApp,
@@ -147,6 +149,43 @@ describe('Ingestion.ingest', () => {
       expect(refused).toMatchObject({ code: 'UNKNOWN_APP_KEY', details: [{ path: 'dsn' }] });
     }
     expect(await counted(app)).toEqual({});
+  });
+});
+
+describe('Ingestion while a request waits for its commit', () => {
+  it('keeps none of its judged events alive (hundreds of requests wait at once under load)', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const app = await newApp();
+    // A writer whose commit is held back: it reads the events at once, as EventWriter serialises them, and keeps only
+    // a weak reference to one.
+    let commit: (result: { duplicates: number }) => void = () => undefined;
+    let judged: WeakRef<object> | undefined;
+    const writer = {
+      write: (batch: { events: readonly object[] }) => {
+        judged = new WeakRef(batch.events[0] as object);
+        return new Promise<{ duplicates: number }>((resolve) => {
+          commit = resolve;
+        });
+      },
+    } as unknown as EventWriter;
+    const waiting = new Ingestion({
+      knownApps: new KnownApps(database.db),
+      rateLimiter: null,
+      writer,
+      outcomes,
+      budget: new IngestBudget(1024 * 1024, { warn: () => undefined }),
+      storeFeedback: async () => undefined,
+      clock: () => now,
+    }).ingest({ appKey: app.appKey }, { format: 'batch', events: [event(`evt_${randomUUID()}`)] });
+    while (judged === undefined) await new Promise((resolve) => setTimeout(resolve, 1));
+    for (let i = 0; i < 3 && judged.deref() !== undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      gc();
+    }
+    expect(judged.deref()).toBeUndefined();
+    commit({ duplicates: 0 });
+    expect(await waiting).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
   });
 });
 

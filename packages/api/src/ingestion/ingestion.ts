@@ -5,7 +5,7 @@
 // Outcomes: rate_limited, invalid, unsupported and too_large are counted here; accepted and duplicate by the write
 // statement, in the commit of the events they count (packages/db/src/write-path/outcomes.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EventWriter, OutcomeCounter } from '@collector/db';
+import type { EventWriter, OutcomeCounter, StoreResult } from '@collector/db';
 import {
   type ClientDiscard,
   clientDiscardOutcome,
@@ -90,6 +90,15 @@ const unknownDsn = () =>
   contractError('UNKNOWN_APP_KEY', {
     details: [{ path: 'dsn', message: 'no app has this public key and project id' }],
   });
+
+/**
+ * The answer once the write commits. Its own function, not a closure in judgeAndWrite: V8 keeps one context for all of
+ * a function's closures, so a callback written there would hold the judged events (which `write` reads) until the
+ * commit, and under load they would outlive young-generation collections and be copied into the old generation.
+ */
+function answer(writing: Promise<StoreResult>, accepted: number, rejected: Rejection[]): Promise<IngestionResult> {
+  return writing.then(({ duplicates }) => ({ accepted, duplicates, rejected }));
+}
 
 export class Ingestion {
   constructor(private readonly deps: IngestionDeps) {}
@@ -201,11 +210,8 @@ export class Ingestion {
     this.deps.outcomes.count(appKey, 'invalid', rejected.length, receivedAt);
 
     // The writer serialises the events at once; only their count is needed after the commit, so they can die young.
-    const acceptedCount = accepted.length;
     const write = () =>
-      this.deps.writer
-        .write({ appKey, events: accepted, receivedAt })
-        .then(({ duplicates }) => ({ accepted: acceptedCount, duplicates, rejected }));
+      answer(this.deps.writer.write({ appKey, events: accepted, receivedAt }), accepted.length, rejected);
     // Source maps first, for the events one may apply to: undefined (no wait at all) for every other event.
     const symbolicating = this.deps.symbolicator?.prepare(appKey, accepted);
     return symbolicating === undefined ? write() : symbolicating.then(write);
