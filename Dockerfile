@@ -43,4 +43,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3100) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Plain node as `pnpm start` runs the bundle (1 GiB heap, the figure INGEST_MAX_IN_FLIGHT_BYTES is set for); SIGTERM
 # (docker stop) finishes in-flight requests and stops the embedded server.
-CMD ["node", "--max-old-space-size=1024", "dist/main.mjs"]
+CMD ["node", "--max-old-space-size=1024", "--max-semi-space-size=32", "dist/main.mjs"]
