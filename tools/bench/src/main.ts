@@ -15,7 +15,8 @@
 //                              PostgreSQL, or the embedded backend with --embedded; --endpoints envelope (or any of
 //                              batch,envelope,store,mapped) runs only those; mapped: envelopes whose events a stored
 //                              source map maps (source-maps.ts, PostgreSQL only); --profile profiles the collector;
-//                              issue 24's target is measured with --connections 256
+//                              --alloc-profile samples where it allocates memory (alloc-sampler.cjs); issue 24's
+//                              target is measured with --connections 256
 //   pnpm bench --workers 1,2,4,8  the collector with WORKERS=N against the bare baseline with N processes, per N
 //                              (workers.ts): events/s, p99, RSS, lock waits; --connections (64 here by default), --pg-log
 //   pnpm bench --all           postgres, embedded, pglite and queries, one after the other
@@ -23,7 +24,7 @@
 //            --profile (both servers under --cpu-prof, summarised at the end) --node-args "..." (both servers)
 //            --collector-node-args "..." (the collector only, e.g. a heap cap) --pg-url URL
 //            --alerts (10 webhook rules on the collector's app, a local receiver: delivery and latency, see alerts.ts)
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,7 +50,7 @@ import pg from 'pg';
 import { type AlertBench, startAlertBench } from './alerts';
 import { runDiskBench } from './disk';
 import { closedLoopRound, emptyTally, pacedRound, type Tally, type Target } from './load';
-import { mainThreadProfile, summarizeProfile } from './profile';
+import { mainThreadProfile, summarizeAllocations, summarizeProfile } from './profile';
 import { runQueryBench } from './queries';
 import { createSentryApp, emptySentryTally, type SentryKind, sentryEventSource, sentryRound } from './sentry';
 import { insertBenchBundle, symbolicationStates, withBundleFrames } from './source-maps';
@@ -57,7 +58,7 @@ import { runWorkersBench } from './workers';
 
 const { flags, number } = parseFlags(
   `pnpm bench [--embedded | --pglite | --queries | --sentry [--embedded] | --disk | --workers 1,2,4,8 [--pg-log FILE] | --all] [--events 1000000] [--days 60 --events-per-day 100000 --retention-days 7 --delete-events 1000000 --rate 2000 --parts 1,2,3] [--calls 200] [--seconds 10] [--rounds 2] [--warmup 3] [--connections 32] [--pool 10]
-           [--reuse-db NAME --seed-file FILE] [--busy-hour 100000] [--skip-paced] [--paced-share 0.8] [--profile] [--node-args "--max-old-space-size=200"] [--collector-node-args "--max-old-space-size=256"] [--alerts] [--endpoints batch,envelope,store,mapped] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`,
+           [--reuse-db NAME --seed-file FILE] [--busy-hour 100000] [--skip-paced] [--paced-share 0.8] [--profile] [--alloc-profile] [--node-args "--max-old-space-size=200"] [--collector-node-args "--max-old-space-size=256"] [--alerts] [--endpoints batch,envelope,store,mapped] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]`,
   {
     embedded: { type: 'boolean', default: false },
     pglite: { type: 'boolean', default: false },
@@ -84,6 +85,7 @@ const { flags, number } = parseFlags(
     'skip-paced': { type: 'boolean', default: false },
     'paced-share': { type: 'string', default: '0.8' },
     profile: { type: 'boolean', default: false },
+    'alloc-profile': { type: 'boolean', default: false },
     'node-args': { type: 'string', default: '' },
     'collector-node-args': { type: 'string', default: '' },
     'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
@@ -657,14 +659,19 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
   const started = Date.now();
   const store = backend === 'postgres' ? await postgresStore() : await embeddedStore();
   const profileDir = flags.profile ? mkdtempSync(join(tmpdir(), 'collector-bench-prof-')) : undefined;
+  // Where the collector's allocations go (alloc-sampler.cjs): written when it exits, read after it stopped.
+  const allocFile = flags['alloc-profile']
+    ? join(mkdtempSync(join(tmpdir(), 'collector-bench-alloc-')), 'collector.heapprofile')
+    : undefined;
   const collector = await startCollector({
     repoRoot,
     nodeArgs: [
       ...(flags['node-args'] as string).split(/\s+/).filter(Boolean),
       ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      ...(allocFile ? ['--require', fileURLToPath(new URL('./alloc-sampler.cjs', import.meta.url))] : []),
       ...(flags['collector-node-args'] as string).split(/\s+/).filter(Boolean),
     ],
-    env: store.collectorEnv,
+    env: { ...store.collectorEnv, ...(allocFile ? { ALLOC_PROFILE_FILE: allocFile } : {}) },
   });
   cleanups.push(() => collector.stop());
   const app = await createSentryApp(collector.origin);
@@ -766,6 +773,8 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
   );
   if (profileDir)
     out.push('NOTE: --profile is on: the collector runs under --cpu-prof, figures are lower than without it');
+  if (allocFile)
+    out.push('NOTE: --alloc-profile is on: the collector samples its allocations, figures are lower than without it');
   out.push('');
   out.push(
     `${'round'.padEnd(11)}${'endpoint'.padEnd(10)}${pad('events/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('non-2xx', 8)}${pad('errors', 7)}${pad('server µs/event', 17)}${pad('postgres', 10)}${pad('its db', 8)}${pad('loadgen', 9)}${pad('other', 7)}`,
@@ -843,6 +852,10 @@ async function runSentryMode(backend: 'postgres' | 'embedded') {
       out.push('');
       out.push(`collector (${kinds.join(', ')}) ${summarizeProfile(main, 15, stored.events)}`);
     }
+  }
+  if (allocFile && existsSync(allocFile)) {
+    out.push('');
+    out.push(`collector (${kinds.join(', ')}) ${summarizeAllocations(allocFile, 15, stored.events)}`);
   }
   out.push(`(sentry ${backend} run took ${((Date.now() - started) / 1000).toFixed(0)} s)`);
   console.log(out.join('\n'));

@@ -218,7 +218,69 @@ export function summarizeProfile(file: string, top = 15, events?: number): strin
   return lines.join('\n');
 }
 
-// `tsx src/profile.ts FILE.cpuprofile` summarises a profile on its own (a bundle's, while that bundle is still built).
+/** A node of a .heapprofile (V8's sampling heap profiler): a call tree with the bytes sampled in each frame itself. */
+interface HeapProfileNode {
+  id: number;
+  callFrame: Frame;
+  selfSize: number;
+  children: HeapProfileNode[];
+}
+
+/**
+ * Reads a .heapprofile (alloc-sampler.cjs) and says where memory was allocated: bytes by function and by owner, as
+ * summarizeProfile says it for CPU (the same owners), per event when `events` is given.
+ */
+export function summarizeAllocations(file: string, top = 15, events?: number): string {
+  const head = (JSON.parse(readFileSync(file, 'utf8')) as { head: HeapProfileNode }).head;
+  const nodes: ProfileNode[] = [];
+  const selfBytes = new Map<number, number>();
+  const flatten = (node: HeapProfileNode) => {
+    nodes.push({ id: node.id, callFrame: node.callFrame, children: node.children.map((child) => child.id) });
+    if (node.selfSize > 0) selfBytes.set(node.id, node.selfSize);
+    for (const child of node.children) flatten(child);
+  };
+  flatten(head);
+  resolveSources(nodes);
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+
+  const total = [...selfBytes.values()].reduce((sum, bytes) => sum + bytes, 0);
+  const byFunction = new Map<string, number>();
+  const byOwner = new Map<string, number>();
+  for (const [id, bytes] of selfBytes) {
+    const { functionName, url, lineNumber } = (byId.get(id) as ProfileNode).callFrame;
+    const where = url
+      ? `${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(packages|services|tools)\//, '$1/')}:${lineNumber + 1}`
+      : '';
+    const key = `${functionName || '(anonymous)'} ${where}`.trim();
+    byFunction.set(key, (byFunction.get(key) ?? 0) + bytes);
+    const owner = stepOf(id, byId, parent);
+    byOwner.set(owner, (byOwner.get(owner) ?? 0) + bytes);
+  }
+  const share = (bytes: number) =>
+    `${((100 * bytes) / total).toFixed(1).padStart(5)}%` +
+    (events ? `${(bytes / events / 1024).toFixed(1).padStart(7)} KB/event` : '');
+  const lines = [
+    `allocation profile ${file}`,
+    `  ${(total / 1024 / 1024).toFixed(0)} MB allocated (sampled; freed objects included)` +
+      (events
+        ? `, ${(total / events / 1024).toFixed(1)} KB an event over the ${events} events stored (start-up included)`
+        : ''),
+    '  top functions (bytes allocated in the function itself):',
+    ...[...byFunction]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([fn, bytes]) => `    ${share(bytes)}  ${fn}`),
+    '  by owner (each sample to the innermost library or workspace file on its stack; validation by function name):',
+    ...[...byOwner].sort((a, b) => b[1] - a[1]).map(([label, bytes]) => `    ${share(bytes)}  ${label}`),
+  ];
+  return lines.join('\n');
+}
+
+// `tsx src/profile.ts FILE.cpuprofile` (or `FILE.heapprofile`) summarises a profile on its own (a bundle's, while that
+// bundle is still built).
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const file of process.argv.slice(2)) console.log(summarizeProfile(file, 25));
+  for (const file of process.argv.slice(2))
+    console.log(file.endsWith('.heapprofile') ? summarizeAllocations(file, 25) : summarizeProfile(file, 25));
 }
