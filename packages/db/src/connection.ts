@@ -86,7 +86,8 @@ function leavesConnectionUsable(error: unknown): boolean {
  * only executed: PostgreSQL parses and plans it once per connection instead of once per call. For the write path's
  * statement (one per group of batches, a few hundred lines of SQL) that was about a sixth of its time in the database
  * (docs/performance.md); the issue list's reads by page keys (issueKeyRows) carry it too, their planning being most of
- * their cost. Only texts that never change may carry it: the name is given per distinct text.
+ * their cost, and its statement when no search shapes it (one text per sort, filters and cursor: a few). Only texts from
+ * such a small set may carry it: the name is given per distinct text, and past MAX_PREPARED_TEXTS they run unprepared.
  */
 export const PREPARED = '/* prepared */ ';
 
