@@ -86,8 +86,7 @@ function leavesConnectionUsable(error: unknown): boolean {
  * only executed: PostgreSQL parses and plans it once per connection instead of once per call. For the write path's
  * statement (one per group of batches, a few hundred lines of SQL) that was about a sixth of its time in the database
  * (docs/performance.md); the issue list's reads by page keys (issueKeyRows) carry it too, their planning being most of
- * their cost, and its statement when no search shapes it (one text per sort, filters and cursor: a few). Only texts from
- * such a small set may carry it: the name is given per distinct text, and past MAX_PREPARED_TEXTS they run unprepared.
+ * their cost. Only texts that never change may carry it: the name is given per distinct text.
  */
 export const PREPARED = '/* prepared */ ';
 
@@ -101,17 +100,29 @@ export function prepared<R>(query: Compilable<R>): CompiledQuery<R> {
   return { ...compiled, sql: `${PREPARED}${compiled.sql}` };
 }
 
+/**
+ * Like PREPARED, for a statement whose text is one of a family that a caller's choices can grow (the issue list's
+ * statement: a text per sort, filters and cursor). The family's texts take at most MAX_SHAPE_TEXTS of the names, the
+ * first ones asked for, so however many shapes are asked for first after a start, the fixed texts (the write
+ * statement's above all) still find a name; past it a shape runs unprepared, as it would unmarked.
+ */
+export const PREPARED_SHAPE = '/* prepared shape */ ';
+
 const MAX_PREPARED_TEXTS = 64;
+const MAX_SHAPE_TEXTS = 32;
 const preparedNames = new Map<string, string>();
+let shapeNames = 0;
 
 /** The name a marked statement is prepared under (the same for the same text), or undefined for any other statement. */
 function preparedName(text: string): string | undefined {
-  if (!text.startsWith(PREPARED)) return undefined;
+  const shape = text.startsWith(PREPARED_SHAPE);
+  if (!shape && !text.startsWith(PREPARED)) return undefined;
   let name = preparedNames.get(text);
   // A bounded set, in case a marked text ever varied: past it, statements simply run unprepared.
-  if (name === undefined && preparedNames.size < MAX_PREPARED_TEXTS) {
+  if (name === undefined && preparedNames.size < MAX_PREPARED_TEXTS && !(shape && shapeNames >= MAX_SHAPE_TEXTS)) {
     name = `collector_${preparedNames.size + 1}`;
     preparedNames.set(text, name);
+    if (shape) shapeNames += 1;
   }
   return name;
 }

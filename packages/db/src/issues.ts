@@ -17,7 +17,7 @@ import {
   type StoredPayload,
 } from '@collector/domain';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import { PREPARED } from './connection';
+import { PREPARED, PREPARED_SHAPE } from './connection';
 import { sumIssueDeltas } from './counters';
 import { type IssueKey, issueKeyRows } from './issue-keys';
 import { assignedTo, searchFilter } from './issue-search';
@@ -141,9 +141,9 @@ export async function listIssues(
     after
       ? sql`where (${key}, m.app_key, m.fingerprint) < (${after.value}::int8, ${after.appKey}, ${after.fingerprint})`
       : sql``;
-  // Without search terms the text is one of a few per sort, filters and cursor: prepared, its planning (~1 ms, as long
-  // as the page's read) is done once per connection. A search's text varies with its terms, and is planned each time.
-  const prepare = terms.length === 0 ? sql.raw(PREPARED) : sql``;
+  // Without search terms the text is one of a family per sort, filters and cursor: prepared, its planning (~1 ms, as
+  // long as the page's read) is done once per connection. A search's text varies with its terms: planned each time.
+  const prepare = terms.length === 0 ? sql.raw(PREPARED_SHAPE) : sql``;
   const { rows } = await sql<{
     total: number;
     app_key: string | null;
