@@ -17,13 +17,9 @@ export const DEFAULT_INGEST_MAX_IN_FLIGHT_BYTES = 32 * 1024 * 1024;
  */
 export const DEFAULT_UPLOAD_MAX_IN_FLIGHT_BYTES = 64 * 1024 * 1024;
 
-const integer = (fallback: number, min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.int().min(min).max(max))
-    .default(fallback);
+const wholeNumber = (min: number, max: number) =>
+  z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.int().min(min).max(max));
+const integer = (fallback: number, min: number, max: number) => wholeNumber(min, max).default(fallback);
 
 const envSchema = z
   .object({
@@ -54,9 +50,11 @@ const envSchema = z
     WORKERS: integer(1, 1, 64),
     /**
      * Write statements each process keeps in flight (PostgreSQL; PGlite takes one at a time). More lets writes overlap;
-     * fewer merges more batches into each, which pays a statement's fixed cost less often (docs/scaling.md).
+     * fewer merges more batches into each, which pays a statement's fixed cost less often. Unset: 2 with one process,
+     * 1 with several, whose statements already overlap: two each only added contention in PostgreSQL, on 2 cores and
+     * on 16 (docs/scaling.md).
      */
-    WRITE_CONCURRENCY: integer(2, 1, 16),
+    WRITE_CONCURRENCY: wholeNumber(1, 16).optional(),
     /**
      * The collector's address as SDKs and browsers reach it (behind a proxy: the proxy's), the base of every app's DSN.
      * Unset: http://localhost:<PORT>, with the port actually bound.
@@ -97,7 +95,7 @@ const envSchema = z
     uploadMaxInFlightBytes: env.UPLOAD_MAX_IN_FLIGHT_BYTES,
     trustProxy: env.TRUST_PROXY,
     workers: env.WORKERS,
-    writeConcurrency: env.WRITE_CONCURRENCY,
+    writeConcurrency: env.WRITE_CONCURRENCY ?? (env.WORKERS > 1 ? 1 : 2),
     storeIp: env.STORE_IP === 'true',
     symbolication: {
       workers: env.SYMBOLICATION_WORKERS,

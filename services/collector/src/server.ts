@@ -55,7 +55,7 @@ export interface StartOptions {
   registration?: RegistrationMode | undefined;
   /** STORE_IP; default true. */
   storeIp?: boolean | undefined;
-  /** WRITE_CONCURRENCY; default 2. */
+  /** WRITE_CONCURRENCY; default 2 (the environment's default depends on WORKERS: env.ts). */
   writeConcurrency?: number | undefined;
   /** SYMBOLICATION_*: source maps applied at ingestion; default one worker, 2 s per event, 64 MiB of maps. */
   symbolication?: Partial<SymbolicationOptions> | undefined;
