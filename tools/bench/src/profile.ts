@@ -154,13 +154,26 @@ function stepOf(leaf: number, byId: Map<number, ProfileNode>, parent: Map<number
   return owner ?? 'other (node internals, module loading, unattributed natives)';
 }
 
+/** Each node of a call tree by its id, and each node's parent's id. */
+function indexTree(nodes: readonly ProfileNode[]): { byId: Map<number, ProfileNode>; parent: Map<number, number> } {
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  return { byId, parent };
+}
+
+/** A frame as the summaries name it: its function, then its file (within its package or the workspace) and line. */
+function frameKey({ functionName, url, lineNumber, columnNumber }: Frame, withColumn: boolean): string {
+  const file = url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(packages|services|tools)\//, '$1/');
+  const where = url ? `${file}:${lineNumber + 1}${withColumn ? `:${columnNumber + 1}` : ''}` : '';
+  return `${functionName || '(anonymous)'} ${where}`.trim();
+}
+
 /** `events`: how many events the process stored while profiled, to turn shares into µs per event. */
 export function summarizeProfile(file: string, top = 15, events?: number): string {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   resolveSources(profile.nodes);
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const parent = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const { byId, parent } = indexTree(profile.nodes);
 
   const selfMs = new Map<number, number>();
   let totalMs = 0;
@@ -181,12 +194,8 @@ export function summarizeProfile(file: string, top = 15, events?: number): strin
     const pkg = packageOf(node);
     if (pkg === '(idle)') continue;
     byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + ms);
-    const { functionName, url, lineNumber, columnNumber } = node.callFrame;
     // Positions are in the code as tsx compiled it (no source maps), so line:column rather than line alone.
-    const where = url
-      ? `${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(packages|services|tools)\//, '$1/')}:${lineNumber + 1}:${columnNumber + 1}`
-      : '';
-    const key = `${functionName || '(anonymous)'} ${where}`.trim();
+    const key = frameKey(node.callFrame, true);
     byFunction.set(key, (byFunction.get(key) ?? 0) + ms);
   }
 
@@ -241,19 +250,13 @@ export function summarizeAllocations(file: string, top = 15, events?: number): s
   };
   flatten(head);
   resolveSources(nodes);
-  const byId = new Map(nodes.map((node) => [node.id, node]));
-  const parent = new Map<number, number>();
-  for (const node of nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const { byId, parent } = indexTree(nodes);
 
   const total = [...selfBytes.values()].reduce((sum, bytes) => sum + bytes, 0);
   const byFunction = new Map<string, number>();
   const byOwner = new Map<string, number>();
   for (const [id, bytes] of selfBytes) {
-    const { functionName, url, lineNumber } = (byId.get(id) as ProfileNode).callFrame;
-    const where = url
-      ? `${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(packages|services|tools)\//, '$1/')}:${lineNumber + 1}`
-      : '';
-    const key = `${functionName || '(anonymous)'} ${where}`.trim();
+    const key = frameKey((byId.get(id) as ProfileNode).callFrame, false);
     byFunction.set(key, (byFunction.get(key) ?? 0) + bytes);
     const owner = stepOf(id, byId, parent);
     byOwner.set(owner, (byOwner.get(owner) ?? 0) + bytes);

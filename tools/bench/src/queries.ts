@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { DAY, HOUR } from '@collector/domain';
 import {
   type Child,
   type Cleanup,
@@ -49,7 +50,7 @@ const BUSY_USERS = 5_000;
 
 /** `count` events of the bench's event source timestamped in the current hour, spread over the apps (the first more). */
 async function sendBusyHour(origin: string, apps: readonly { appKey: string }[], count: number): Promise<void> {
-  const hourStart = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+  const hourStart = Math.floor(Date.now() / HOUR) * HOUR;
   const source = createEventSource({ users: BUSY_USERS });
   const appKey = () => (apps[Math.floor(Math.random() ** 2 * apps.length)] as { appKey: string }).appKey;
   await loadEvents(
@@ -85,8 +86,6 @@ interface Measured {
   max: number;
   bytes: number;
 }
-
-const DAY = 86_400_000;
 
 /** Tag searches (name, q): a key:value term, a has: term, a negated term and a wildcard. */
 const tagSearches = [
