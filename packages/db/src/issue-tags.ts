@@ -1,7 +1,7 @@
 // An issue's tags as counted on the ledger (issue_tags, migration 0020), and which issues had an unhandled event
 // (issue_facets' 'handled' facet). Both exact: they read the folded rows and the deltas not yet folded.
 import { type Kysely, sql } from 'kysely';
-import { PREPARED } from './connection';
+import { PREPARED, PREPARED_SHAPE } from './connection';
 import { issueKeyRows } from './issue-keys';
 import { appKeyed } from './keys';
 import type { Database } from './schema';
@@ -26,7 +26,8 @@ export async function issueTagCounts(
     : options.exceptKeys
       ? sql`and key <> all(${[...options.exceptKeys]}::text[])`
       : sql``;
-  const { rows } = await sql<TagCount>`select key, value, events from (
+  // One of three texts (keys, all keys but some, every key): prepared, planning the view cost more than running it.
+  const { rows } = await sql<TagCount>`${sql.raw(PREPARED_SHAPE)}select key, value, events from (
       select key, value, events, row_number() over (partition by key order by events desc, value) as rank
       from issue_tags where app_key = ${issue.appKey} and fingerprint = ${issue.fingerprint} ${keys}
     ) ranked where rank <= ${options.perKey} order by key, events desc, value`.execute(db);

@@ -17,7 +17,7 @@ import {
   type StoredPayload,
 } from '@collector/domain';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import { PREPARED, PREPARED_SHAPE } from './connection';
+import { PREPARED, PREPARED_SHAPE, prepared } from './connection';
 import { sumIssueDeltas } from './counters';
 import { type IssueKey, issueKeyRows } from './issue-keys';
 import { assignedTo, searchFilter } from './issue-search';
@@ -199,12 +199,14 @@ export async function findIssue(
   db: Kysely<Database>,
   query: { appKey: string; fingerprint: string },
 ): Promise<IssueRow | undefined> {
-  return db
+  // Prepared, like the other reads of an issue's page: planning the view (its folded rows and deltas) cost more than
+  // running it.
+  const row = db
     .selectFrom('issues_live')
     .selectAll('issues_live')
     .where('issues_live.app_key', '=', query.appKey)
-    .where('issues_live.fingerprint', '=', query.fingerprint)
-    .executeTakeFirst();
+    .where('issues_live.fingerprint', '=', query.fingerprint);
+  return (await db.executeQuery(prepared(row))).rows[0];
 }
 
 /** What the event reads below need of an issue: its key, and its first and last event's timestamps (its row's seen times). */
@@ -276,15 +278,14 @@ export async function issueSeries(
   query: { appKey: string; fingerprint: string; now: number },
 ): Promise<Array<{ start: number; events: number }>> {
   const firstDay = Math.floor(query.now / DAY) - issueSeriesDays + 1;
-  const rows = await db
+  const days = db
     .selectFrom('issue_days')
     .select(['day', 'events'])
     .where('app_key', '=', query.appKey)
     .where('fingerprint', '=', query.fingerprint)
     .where('day', '>=', firstDay)
-    .where('day', '<=', firstDay + issueSeriesDays - 1)
-    .execute();
-  return dailySeries(rows, query.now);
+    .where('day', '<=', firstDay + issueSeriesDays - 1);
+  return dailySeries((await db.executeQuery(prepared(days))).rows, query.now);
 }
 
 /** What the list shows of a page of issues, besides their keys (issueListPage). */
@@ -363,12 +364,12 @@ export async function issueEventContexts(
   db: Kysely<Database>,
   issue: { appKey: string; fingerprint: string },
 ): Promise<Array<{ release: string | null; environment: string | null; userAgent: string | null; events: number }>> {
-  const rows = await db
+  const counts = db
     .selectFrom('issue_contexts')
     .select(['release', 'environment', 'user_agent', 'events'])
     .where('app_key', '=', issue.appKey)
-    .where('fingerprint', '=', issue.fingerprint)
-    .execute();
+    .where('fingerprint', '=', issue.fingerprint);
+  const { rows } = await db.executeQuery(prepared(counts));
   return rows.map((row) => ({
     release: row.release === '' ? null : row.release,
     environment: row.environment === '' ? null : row.environment,
