@@ -19,7 +19,12 @@ export interface ContextDeps {
   publicUrl: () => string;
   /** Who may register, and how account e-mails (invitations, password resets) go out; default open, no e-mail. */
   accounts?: AccountOptions;
+  /** Whether answers are checked against their schemas (answer-checks.ts): default strict; the service's is off. */
+  answerChecks?: AnswerChecks;
 }
+
+/** Whether API answers are checked against their schemas at run time (answer-checks.ts). */
+export type AnswerChecks = 'strict' | 'off';
 
 export type RegistrationMode = 'open' | 'invite' | 'closed';
 

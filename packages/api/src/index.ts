@@ -4,6 +4,7 @@ export { authenticate } from './auth/principal';
 export {
   type AccountOptions,
   type AlertChannels,
+  type AnswerChecks,
   type Context,
   type ContextDeps,
   createContextFactory,

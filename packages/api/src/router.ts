@@ -1,4 +1,5 @@
 // Routers only compose procedures.
+import { decideAnswerChecks } from './answer-checks';
 import { createAlertRoute } from './routers/alerts/create';
 import { deleteAlertRoute } from './routers/alerts/delete';
 import { listDeliveriesRoute } from './routers/alerts/deliveries';
@@ -90,5 +91,8 @@ export const appRouter = router({
   }),
   outcomes: router({ get: outcomesRoute }),
 });
+
+/** How many procedures have their answers checked as the context says (answer-checks.ts): all with an output schema. */
+export const answerCheckedProcedures = decideAnswerChecks(appRouter._def.procedures);
 
 export type AppRouter = typeof appRouter;

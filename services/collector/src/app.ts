@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type AccountOptions,
   type AlertChannels,
+  type AnswerChecks,
   appRouter,
   contractError,
   createContextFactory,
@@ -67,6 +68,8 @@ export interface AppOptions {
   uploadBudget?: IngestBudget;
   /** STORE_IP: false drops the user's IP address from events at ingestion; default true. */
   storeIp?: boolean;
+  /** ANSWER_CHECKS: strict checks every API answer against its schema; default strict (the service's env: off). */
+  answerChecks?: AnswerChecks | undefined;
   /** Write statements in flight at once with PostgreSQL (PGlite: always one); default 2. */
   writeConcurrency?: number | undefined;
   /** Source maps applied at ingestion and when events are shown; none: events are stored and shown as sent. */
@@ -103,6 +106,7 @@ export function createApp(options: AppOptions) {
     alerts: options.alerts,
     publicUrl: options.publicUrl ?? (() => 'http://localhost:3100'),
     accounts: options.accounts,
+    answerChecks: options.answerChecks ?? 'strict',
   });
   const logError = (error: AppError, req: Request | IncomingMessage) => {
     // Requests taken before Express (the Sentry POSTs) have no req.path: their URL's path is it.

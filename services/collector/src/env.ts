@@ -81,6 +81,8 @@ const envSchema = z
     REGISTRATION: z.enum(['open', 'invite', 'closed']).default('open'),
     /** false: the user's IP address an SDK sends is dropped at ingestion, before anything is stored. */
     STORE_IP: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
+    /** strict: every API answer is checked against its schema (as the tests run); off trusts them (packages/api's answer-checks.ts). */
+    ANSWER_CHECKS: z.enum(['strict', 'off']).default('off'),
   })
   .transform((env) => ({
     port: env.PORT,
@@ -97,6 +99,7 @@ const envSchema = z
     workers: env.WORKERS,
     writeConcurrency: env.WRITE_CONCURRENCY ?? (env.WORKERS > 1 ? 1 : 2),
     storeIp: env.STORE_IP === 'true',
+    answerChecks: env.ANSWER_CHECKS,
     symbolication: {
       workers: env.SYMBOLICATION_WORKERS,
       timeoutMs: env.SYMBOLICATION_TIMEOUT_MS,

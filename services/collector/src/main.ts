@@ -43,6 +43,7 @@ async function serve(env: Env) {
       alerts: env.alerts,
       registration: env.registration,
       storeIp: env.storeIp,
+      answerChecks: env.answerChecks,
       writeConcurrency: env.writeConcurrency,
       symbolication: env.symbolication,
       retention: env.retention,

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  type AnswerChecks,
   assembliesDone,
   defaultRateLimits,
   defaultSymbolicationOptions,
@@ -55,6 +56,8 @@ export interface StartOptions {
   registration?: RegistrationMode | undefined;
   /** STORE_IP; default true. */
   storeIp?: boolean | undefined;
+  /** ANSWER_CHECKS; default strict (the environment's default is off: env.ts). */
+  answerChecks?: AnswerChecks | undefined;
   /** WRITE_CONCURRENCY; default 2 (the environment's default depends on WORKERS: env.ts). */
   writeConcurrency?: number | undefined;
   /** SYMBOLICATION_*: source maps applied at ingestion; default one worker, 2 s per event, 64 MiB of maps. */
@@ -141,6 +144,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     symbolicator,
     uploadBudget,
     storeIp: options.storeIp ?? true,
+    answerChecks: options.answerChecks,
     writeConcurrency: options.writeConcurrency,
     accounts: {
       registration: options.registration ?? 'open',
