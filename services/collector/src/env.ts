@@ -81,7 +81,7 @@ const envSchema = z
     REGISTRATION: z.enum(['open', 'invite', 'closed']).default('open'),
     /** false: the user's IP address an SDK sends is dropped at ingestion, before anything is stored. */
     STORE_IP: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
-    /** strict: every API answer is checked against its schema (as the tests run); off trusts them (packages/api's answer-checks.ts). */
+    /** strict: each API answer is checked against its schema, as tests run; off: sent as built (answer-checks.ts). */
     ANSWER_CHECKS: z.enum(['strict', 'off']).default('off'),
   })
   .transform((env) => ({

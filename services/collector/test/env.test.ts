@@ -62,3 +62,11 @@ describe('WRITE_CONCURRENCY', () => {
       expect(() => parseEnv({ WRITE_CONCURRENCY: value }), value).toThrow(/WRITE_CONCURRENCY/);
   });
 });
+
+describe('ANSWER_CHECKS', () => {
+  it('is off unless asked for: the service sends answers as built; strict checks each against its schema', () => {
+    expect(parseEnv({}).answerChecks).toBe('off');
+    expect(parseEnv({ ANSWER_CHECKS: 'strict' }).answerChecks).toBe('strict');
+    expect(() => parseEnv({ ANSWER_CHECKS: 'on' })).toThrow(/ANSWER_CHECKS/);
+  });
+});
