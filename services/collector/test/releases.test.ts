@@ -231,6 +231,8 @@ describe('GET /api/apps/:appKey/releases', () => {
       makeEvent({ fingerprint: 'js:a', release: 'p@2', timestamp: t + 60_000 }),
       makeEvent({ fingerprint: 'js:b', release: 'p@2', timestamp: t + 120_000 }),
       makeEvent({ fingerprint: 'js:b', release: 'p@2', timestamp: t + 180_000 }),
+      // js:a again in p@1, after its p@2 event: each release's first and last event skip the other's.
+      makeEvent({ fingerprint: 'js:a', release: 'p@1', timestamp: t + 240_000 }),
     ]);
     // An assembled bundle of p@1 with two files (the uploads' rows, as assemble leaves them).
     const orgId = (
@@ -266,8 +268,8 @@ describe('GET /api/apps/:appKey/releases', () => {
       dateCreated: now,
       dateReleased: null,
       firstEvent: t,
-      lastEvent: t,
-      events: 1,
+      lastEvent: t + 240_000,
+      events: 2,
       newIssues: 1,
       deploys: {
         count: 1,
