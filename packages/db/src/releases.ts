@@ -205,18 +205,17 @@ export async function releaseActivity(
   if (appKeys.length === 0 || versions.length === 0) return activity;
   const apps = sql`${sql.val([...appKeys])}::text[]`;
   const releases = sql`${sql.val([...versions])}::text[]`;
+  // The kept events of a facet row's issue `f` that name its release: walked from either end for the first and last.
+  const namingRelease = sql`select e.timestamp from events e
+    where e.app_key = f.app_key and e.fingerprint = f.fingerprint and e.payload->>'release' = f.value`;
   const [counted, spans, firsts] = await Promise.all([
     sql<{ release: string; events: string }>`select release, sum(events)::int8 as events from issue_contexts
       where app_key = any(${apps}) and release = any(${releases}) group by release`.execute(db),
     sql<{ release: string; first: string | null; last: string | null }>`select f.value as release,
         min(first.timestamp) as first, max(last.timestamp) as last
       from issue_facets f
-      cross join lateral (select e.timestamp from events e
-        where e.app_key = f.app_key and e.fingerprint = f.fingerprint and e.payload->>'release' = f.value
-        order by e.timestamp limit 1) first
-      cross join lateral (select e.timestamp from events e
-        where e.app_key = f.app_key and e.fingerprint = f.fingerprint and e.payload->>'release' = f.value
-        order by e.timestamp desc limit 1) last
+      cross join lateral (${namingRelease} order by e.timestamp limit 1) first
+      cross join lateral (${namingRelease} order by e.timestamp desc limit 1) last
       where f.app_key = any(${apps}) and f.facet = 'release' and f.value = any(${releases})
       group by f.value`.execute(db),
     sql<{ release: string; issues: string }>`select first.release, count(*) as issues
