@@ -20,7 +20,7 @@ export interface ContextDeps {
   /** Who may register, and how account e-mails (invitations, password resets) go out; default open, no e-mail. */
   accounts?: AccountOptions;
   /** Whether answers are checked against their schemas (answer-checks.ts): default strict; the service's is off. */
-  answerChecks?: AnswerChecks;
+  answerChecks?: AnswerChecks | undefined;
 }
 
 /** Whether API answers are checked against their schemas at run time (answer-checks.ts). */

@@ -106,7 +106,7 @@ export function createApp(options: AppOptions) {
     alerts: options.alerts,
     publicUrl: options.publicUrl ?? (() => 'http://localhost:3100'),
     accounts: options.accounts,
-    answerChecks: options.answerChecks ?? 'strict',
+    answerChecks: options.answerChecks,
   });
   const logError = (error: AppError, req: Request | IncomingMessage) => {
     // Requests taken before Express (the Sentry POSTs) have no req.path: their URL's path is it.
