@@ -114,7 +114,7 @@ const PROJECT = {
 const RELEASE = {
   type: 'object',
   description:
-    'Sentry’s release object (the fields sentry-cli reads). newGroups: issues whose first kept event names it; firstEvent, lastEvent: its first and last kept event; commits are not kept (commitCount 0, authors []).',
+    'Sentry’s release object (the fields sentry-cli reads). newGroups: issues whose first event named it; firstEvent, lastEvent: its first and last event (of every event received: retention moves neither); commits are not kept (commitCount 0, authors []).',
   properties: {
     version: { type: 'string' },
     shortVersion: { type: 'string' },

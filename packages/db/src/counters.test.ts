@@ -64,6 +64,25 @@ describe('the counter ledger', () => {
       [6, 'fatal', '1.1.0'],
       [6, 'fatal', '1.1.0'],
     ]);
+    // A release's events, new issues (each counted in its first event's release), first and last event.
+    expect(before.views.app_releases).toEqual([
+      {
+        app_key: appKey,
+        release: '1.0.0',
+        events: 10,
+        new_issues: 3,
+        first_seen: someHour,
+        last_seen: someHour + 9 * 60_000,
+      },
+      {
+        app_key: appKey,
+        release: '1.1.0',
+        events: 10,
+        new_issues: 0,
+        first_seen: someHour + 10 * 60_000,
+        last_seen: someHour + 19 * 60_000,
+      },
+    ]);
 
     expect(await foldCounters(db)).toBeGreaterThan(0);
     expect(await unfolded(appKey)).toBe(0);
@@ -96,6 +115,26 @@ describe('the counter ledger', () => {
     expect(late.issues[0]?.first_seen_at).toBe(someHour - 60_000);
     await foldCounters(db);
     expect(await snapshot(appKey, orgId)).toEqual(late);
+
+    // A folded release's first and last event widen with a later statement's (least and greatest), before and after
+    // the next fold.
+    await store(
+      batch(appKey, [
+        errorEvent(appKey, 'early', { fingerprint: 'js:f1', timestamp: someHour - 120_000, release: '1.1.0' }),
+        errorEvent(appKey, 'late', { fingerprint: 'js:new', timestamp: someHour + 30 * 60_000, release: '1.1.0' }),
+      ]),
+    );
+    const spans = await snapshot(appKey, orgId);
+    expect(spans.views.app_releases).toContainEqual({
+      app_key: appKey,
+      release: '1.1.0',
+      events: 12,
+      new_issues: 1,
+      first_seen: someHour - 120_000,
+      last_seen: someHour + 30 * 60_000,
+    });
+    await foldCounters(db);
+    expect(await snapshot(appKey, orgId)).toEqual(spans);
   });
 
   it('lets one fold run at a time', async () => {

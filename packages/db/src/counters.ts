@@ -10,11 +10,16 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from './schema';
 import { foldSpikes } from './write-path/alerts';
 
-/** A summed counter: the view's name, its key (the folded table's primary key) and its summed columns. */
+/**
+ * A counter: the view's name, its key (the folded table's primary key), its summed columns, and the columns it keeps
+ * the least or greatest value of (times; a delta may leave them null).
+ */
 export interface Counter {
   readonly table: string;
   readonly keys: readonly string[];
   readonly sums: readonly string[];
+  readonly mins?: readonly string[];
+  readonly maxes?: readonly string[];
   /** The row whose deletion takes the counter's rows with it: deltas of a deleted one are dropped, not folded. */
   readonly owner: 'apps' | 'organizations';
 }
@@ -40,6 +45,14 @@ export const counters: readonly Counter[] = [
     owner: 'apps',
   },
   { table: 'issue_tags', keys: ['app_key', 'fingerprint', 'key', 'value'], sums: ['events'], owner: 'apps' },
+  {
+    table: 'app_releases',
+    keys: ['app_key', 'release'],
+    sums: ['events', 'new_issues'],
+    mins: ['first_seen'],
+    maxes: ['last_seen'],
+    owner: 'apps',
+  },
   { table: 'outcomes', keys: ['app_key', 'hour_start', 'reason'], sums: ['events'], owner: 'apps' },
   { table: 'activity_by_prev_day', keys: ['app_key', 'kind', 'day', 'prev_day'], sums: ['links'], owner: 'apps' },
   { table: 'activity_by_hour', keys: ['app_key', 'kind', 'hour', 'prev_day'], sums: ['links'], owner: 'apps' },
@@ -56,16 +69,24 @@ const ownerColumn = { apps: sql`app_key`, organizations: sql`id` } as const;
  * added, so a reader (one snapshot too) sees each delta exactly once, before or after. Deltas committed meanwhile wait
  * for the next fold.
  */
-function foldCounter({ table, keys, sums, owner }: Counter) {
+function foldCounter({ table, keys, sums, mins = [], maxes = [], owner }: Counter) {
   const folded = sql.table(`${table}_folded`);
+  // Each column with how deltas combine, in a group and into the folded row (least and greatest skip a null).
+  const columns = [
+    ...sums.map((name) => ({ name, group: sql`sum`, add: sql`t.${sql.id(name)} + excluded.${sql.id(name)}` })),
+    ...mins.map((name) => ({ name, group: sql`min`, add: sql`least(t.${sql.id(name)}, excluded.${sql.id(name)})` })),
+    ...maxes.map((name) => ({
+      name,
+      group: sql`max`,
+      add: sql`greatest(t.${sql.id(name)}, excluded.${sql.id(name)})`,
+    })),
+  ];
   return sql`with moved as (delete from ${sql.table(`${table}_deltas`)} returning *)
-    insert into ${folded} as t (${ids(keys)}, ${ids(sums)})
-    select ${ids(keys)}, ${sql.join(sums.map((name) => sql`sum(${sql.id(name)})`))} from moved m
+    insert into ${folded} as t (${ids(keys)}, ${ids(columns.map(({ name }) => name))})
+    select ${ids(keys)}, ${sql.join(columns.map(({ name, group }) => sql`${group}(${sql.id(name)})`))} from moved m
     where exists (select from ${sql.table(owner)} o where o.${ownerColumn[owner]} = m.${ownerKey[owner]})
     group by ${ids(keys)} order by ${ids(keys)}
-    on conflict (${ids(keys)}) do update set ${sql.join(
-      sums.map((name) => sql`${sql.id(name)} = t.${sql.id(name)} + excluded.${sql.id(name)}`),
-    )}`;
+    on conflict (${ids(keys)}) do update set ${sql.join(columns.map(({ name, add }) => sql`${sql.id(name)} = ${add}`))}`;
 }
 
 /**
@@ -108,8 +129,8 @@ const folds: ReadonlyArray<{ deltas: string; fold: RawBuilder<unknown> }> = [
 export const ledgerTables: readonly string[] = folds.map(({ deltas }) => deltas);
 
 /**
- * Which ledger tables hold deltas, in one statement: a fold runs only for those. An idle server otherwise ran all
- * eleven folds twice a second (each mostly planning); under load, counters that rarely change (outcomes, an
+ * Which ledger tables hold deltas, in one statement: a fold runs only for those. An idle server otherwise ran every
+ * fold twice a second (each mostly planning); under load, counters that rarely change (outcomes, an
  * organization's users) are skipped too. A delta committed after this look waits for the next fold, as one committed
  * during a fold does.
  */

@@ -175,24 +175,20 @@ export async function deploySummaries(
   return summaries;
 }
 
-/** What an app's kept events say about one release. */
+/** What an app's events say about one release (app_releases, migration 0027). */
 export interface ReleaseActivity {
-  /** Events counted in it (the issues' breakdown counts: exact, kept as long as the issue). */
+  /** Events that named it. */
   events: number;
-  /** Its first and last kept event. */
+  /** Its first and last event: of every event received, as Sentry keeps them (retention moves neither). */
   firstEvent: number | null;
   lastEvent: number | null;
-  /** Issues whose first kept event names this release. */
+  /** Issues whose first event named it. */
   newIssues: number;
 }
 
 /**
- * What the events of `appKeys` say about these releases. Costs, per call: the events count is a range of the
- * issue_contexts counter (its key starts with app_key); first and last event take, for each issue seen in a release
- * (issue_facets names them), two walks of its kept events in time order (events_issue_timestamp), from each end, each
- * stopping at the first payload that names the release: a few payloads for a release most of the issue's events name,
- * where reading every event of those issues took 4.5 s for an app of 276,600 events (docs/performance.md); new issues
- * take one index probe per issue seen in the releases (its first kept event).
+ * What the events of `appKeys` say about these releases: the app_releases counter, an index probe per app and
+ * release. Reading them from the kept events took 1.3-2.0 s for an app of 276,600 events (docs/performance.md).
  */
 export async function releaseActivity(
   db: Kysely<Database>,
@@ -203,51 +199,30 @@ export async function releaseActivity(
     versions.map((version) => [version, { events: 0, firstEvent: null, lastEvent: null, newIssues: 0 }]),
   );
   if (appKeys.length === 0 || versions.length === 0) return activity;
-  const apps = sql`${sql.val([...appKeys])}::text[]`;
-  const releases = sql`${sql.val([...versions])}::text[]`;
-  // The kept events of a facet row's issue `f` that name its release: walked from either end for the first and last.
-  const namingRelease = sql`select e.timestamp from events e
-    where e.app_key = f.app_key and e.fingerprint = f.fingerprint and e.payload->>'release' = f.value`;
-  const [counted, spans, firsts] = await Promise.all([
-    sql<{ release: string; events: string }>`select release, sum(events)::int8 as events from issue_contexts
-      where app_key = any(${apps}) and release = any(${releases}) group by release`.execute(db),
-    sql<{ release: string; first: string | null; last: string | null }>`select f.value as release,
-        min(first.timestamp) as first, max(last.timestamp) as last
-      from issue_facets f
-      cross join lateral (${namingRelease} order by e.timestamp limit 1) first
-      cross join lateral (${namingRelease} order by e.timestamp desc limit 1) last
-      where f.app_key = any(${apps}) and f.facet = 'release' and f.value = any(${releases})
-      group by f.value`.execute(db),
-    sql<{ release: string; issues: string }>`select first.release, count(*) as issues
-      from (select distinct app_key, fingerprint from issue_facets
-        where app_key = any(${apps}) and facet = 'release' and value = any(${releases})) seen
-      cross join lateral (select e.payload->>'release' as release from events e
-        where e.app_key = seen.app_key and e.fingerprint = seen.fingerprint
-        order by e.timestamp, e.event_id limit 1) first
-      where first.release = any(${releases})
-      group by first.release`.execute(db),
-  ]);
-  for (const row of counted.rows) {
-    const entry = activity.get(row.release);
-    if (entry) entry.events = Number(row.events);
-  }
-  for (const row of spans.rows) {
-    const entry = activity.get(row.release);
-    if (!entry) continue;
-    entry.firstEvent = row.first === null ? null : Number(row.first);
-    entry.lastEvent = row.last === null ? null : Number(row.last);
-  }
-  for (const row of firsts.rows) {
-    const entry = activity.get(row.release);
-    if (entry) entry.newIssues = Number(row.issues);
-  }
+  const { rows } = await sql<{
+    release: string;
+    events: number;
+    new_issues: number;
+    first_seen: number | null;
+    last_seen: number | null;
+  }>`select release, sum(events)::int8 as events, sum(new_issues)::int8 as new_issues, min(first_seen) as first_seen,
+      max(last_seen) as last_seen
+    from app_releases where app_key = any(${sql.val([...appKeys])}::text[]) and release = any(${sql.val([...versions])}::text[])
+    group by release`.execute(db);
+  for (const row of rows)
+    activity.set(row.release, {
+      events: row.events,
+      firstEvent: row.first_seen,
+      lastEvent: row.last_seen,
+      newIssues: row.new_issues,
+    });
   return activity;
 }
 
 /**
  * The versions an app's releases page lists, newest first: its releases, and the versions its events named (Sentry
- * makes a release of those). Newest: the release's creation, or for a version seen only in events the first event of
- * its earliest issue (an ordering only; the page's figures come from releaseActivity).
+ * makes a release of those). Newest: the release's creation, or for a version seen only in events its first event (an
+ * ordering only; the page's figures come from releaseActivity).
  */
 export async function appReleaseVersions(
   db: Kysely<Database>,
@@ -259,15 +234,16 @@ export async function appReleaseVersions(
     version: string;
     seen_at: string;
     created_at: string | null;
-  }>`with versions as (
+  }>`with seen as (select release, first_seen from app_releases where app_key = ${appKey}),
+    versions as (
       select version from release_apps where org_id = ${orgId} and app_key = ${appKey}
       union
-      select value from issue_facets where app_key = ${appKey} and facet = 'release'
+      select release from seen
     )
-    select v.version, r.created_at, coalesce(r.created_at, (select min(i.first_seen_at) from issue_facets f
-        join issues i on i.app_key = f.app_key and i.fingerprint = f.fingerprint
-        where f.app_key = ${appKey} and f.facet = 'release' and f.value = v.version)) as seen_at
-    from versions v left join releases r on r.org_id = ${orgId} and r.version = v.version
+    select v.version, r.created_at, coalesce(r.created_at, s.first_seen) as seen_at
+    from versions v
+    left join releases r on r.org_id = ${orgId} and r.version = v.version
+    left join seen s on s.release = v.version
     order by seen_at desc nulls last, v.version desc
     limit ${limit}`.execute(db);
   const found = await db

@@ -224,6 +224,19 @@ export interface IssueContextsTable {
   events: number;
 }
 
+/**
+ * An app's events by the release they name (migration 0027; a counter, counters.ts): events, issues whose first event
+ * named it, its first and last event (ms; null in a delta of new issues only).
+ */
+export interface AppReleasesTable {
+  app_key: string;
+  release: string;
+  events: number;
+  new_issues: number;
+  first_seen: number | null;
+  last_seen: number | null;
+}
+
 /** An issue's events by tag value (migration 0020): its own tags and the derived ones (domain tagsOf). */
 export interface IssueTagsTable {
   app_key: string;
@@ -500,6 +513,9 @@ export interface Database {
   /** issues with the counts not yet folded into them added: what readers read (migration 0017). */
   issues_live: IssuesTable;
   issue_deltas: IssueDeltasTable;
+  app_releases: AppReleasesTable;
+  app_releases_folded: AppReleasesTable;
+  app_releases_deltas: AppReleasesTable;
   issue_contexts: IssueContextsTable;
   issue_contexts_folded: IssueContextsTable;
   issue_contexts_deltas: IssueContextsTable;

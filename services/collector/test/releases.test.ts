@@ -145,6 +145,19 @@ describe('releases under /api/0/', () => {
       firstEvent: '2026-11-26T09:01:00.000Z',
       lastEvent: '2026-11-26T09:02:00.000Z',
     });
+    // A later request's event of e@1, dated before every other: e@1's first event moves, and the issue it belongs to
+    // stays new in e@2, where its first event arrived (as Sentry keeps an issue's first release).
+    await sendBatch(server, shop.appKey, [
+      makeEvent({ fingerprint: 'js:new', release: 'e@1', timestamp: first - 3_600_000 }),
+    ]);
+    const [twoAgain, oneAgain] = (await call('GET', `/api/0/organizations/${org.slug}/releases/?query=e@`, token)).body;
+    expect(oneAgain).toMatchObject({
+      version: 'e@1',
+      newGroups: 1,
+      firstEvent: '2026-11-26T08:00:00.000Z',
+      lastEvent: '2026-11-26T09:00:00.000Z',
+    });
+    expect(twoAgain).toMatchObject({ version: 'e@2', newGroups: 1 });
   });
 });
 

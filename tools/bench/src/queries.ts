@@ -324,6 +324,8 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
       target: 10,
       path: () => `/api/issues?limit=50&sort=events&q=${encodeURIComponent('is:unresolved tier:enterprise')}`,
     },
+    // The app's releases page (issue 22): each release's events, first and last event and new issues.
+    { name: 'releases, one app (the largest)', target: 10, path: () => `/api/apps/${largest.appKey}/releases` },
   ];
 
   // 4. The answers first: the windowed totals must equal counting the events themselves.
@@ -343,6 +345,48 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
     const same = JSON.stringify(got) === JSON.stringify(rows[0]);
     checks.push(
       `${appKey ? 'largest app' : 'all apps'} last 7 days ${same ? 'equal' : `DIFFER: api ${JSON.stringify(got)} events ${JSON.stringify(rows[0])}`}`,
+    );
+  }
+
+  // The largest app's releases page must say what its stored events say (none deleted on a fresh seed): per release,
+  // the events, the first and last event, and the issues whose first event named it.
+  {
+    const got = (
+      JSON.parse((await call(`/api/apps/${largest.appKey}/releases`)).body).releases as Array<{
+        version: string;
+        events: number;
+        firstEvent: number | null;
+        lastEvent: number | null;
+        newIssues: number;
+      }>
+    )
+      .filter((release) => release.events > 0)
+      .map(({ version, events, firstEvent, lastEvent, newIssues }) => ({
+        version,
+        events,
+        firstEvent,
+        lastEvent,
+        newIssues,
+      }))
+      .sort((a, b) => a.version.localeCompare(b.version));
+    const { rows } = await db.query(
+      `with counted as (
+          select payload->>'release' as version, count(*)::int as events, min(timestamp)::float8 as "firstEvent",
+            max(timestamp)::float8 as "lastEvent"
+          from events where app_key = $1 and payload->>'release' <> '' group by 1),
+        firsts as (
+          select f.version, count(*)::int as issues from issues i
+          cross join lateral (select x.payload->>'release' as version from events x
+            where x.app_key = i.app_key and x.fingerprint = i.fingerprint order by x.timestamp, x.event_id limit 1) f
+          where i.app_key = $1 group by 1)
+        select c.version, c.events, c."firstEvent", c."lastEvent", coalesce(f.issues, 0) as "newIssues"
+        from counted c left join firsts f on f.version = c.version`,
+      [largest.appKey],
+    );
+    rows.sort((a, b) => a.version.localeCompare(b.version));
+    const same = JSON.stringify(got) === JSON.stringify(rows);
+    checks.push(
+      `largest app's releases ${same ? 'equal' : `DIFFER: api ${JSON.stringify(got)} events ${JSON.stringify(rows)}`}`,
     );
   }
 

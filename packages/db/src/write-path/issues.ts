@@ -16,7 +16,7 @@ export const issueParts: readonly StatementPart[] = [
   part({
     name: 'first_event_of_issue',
     reads: ['sent_events'],
-    query: sql`select distinct on (app_key, fingerprint) app_key, fingerprint, message, error_type, culprit, type, grouping from sent_events order by app_key, fingerprint, ts`,
+    query: sql`select distinct on (app_key, fingerprint) app_key, fingerprint, message, error_type, culprit, type, grouping, release from sent_events order by app_key, fingerprint, ts`,
   }),
   part({
     name: 'latest_event_of_issue',
@@ -112,6 +112,23 @@ export const issueParts: readonly StatementPart[] = [
     select s.app_key, s.fingerprint, coalesce(s.release, ''), coalesce(s.environment, ''), coalesce(s.user_agent, ''), count(*)
     from sent_events s join new_events n on n.app_key = s.app_key and n.event_id = s.event_id
     group by 1, 2, 3, 4, 5`,
+  }),
+  // The app's events by release (the releases page): how many, the first and last, and the issues this statement
+  // created, each counted in its first event's release as Sentry counts a release's new issues. An empty release is
+  // none, as in the breakdown's counts.
+  part({
+    name: 'release_counts',
+    reads: ['sent_events', 'new_events', 'created_issues', 'first_event_of_issue'],
+    writes: ['app_releases_deltas'],
+    query: sql`insert into app_releases_deltas (app_key, release, events, new_issues, first_seen, last_seen)
+    select app_key, release, sum(events), sum(new_issues), min(first_seen), max(last_seen) from (
+      select s.app_key, s.release, 1 as events, 0 as new_issues, s.ts as first_seen, s.ts as last_seen
+      from sent_events s join new_events n on n.app_key = s.app_key and n.event_id = s.event_id
+      union all
+      select f.app_key, f.release, 0, 1, null, null
+      from created_issues c join first_event_of_issue f on f.app_key = c.app_key and f.fingerprint = c.fingerprint
+    ) r where release <> ''
+    group by 1, 2`,
   }),
   // The issue's events by tag value (its own tags and the derived ones: domain tagsOf), for its tags panel. Counted per
   // distinct tag set first, which an issue's events mostly share, so each set is taken apart once, not once per event.

@@ -9,9 +9,10 @@ export const listReleasesMeta: Meta = {
     summary: 'The app’s releases, newest first, with what its events say of each',
     description:
       'Its releases (sentry-cli, the bundler plugins) and the versions its events named (Sentry makes a release of those), ' +
-      'at most 50, newest first (created, or for a version seen only in events, the first event of its earliest issue). ' +
-      'Per release: events (the issues’ kept breakdown counts), first and last kept event, new issues (issues whose first ' +
-      'kept event names it), deploys (count and the latest 3), artifacts (files of its assembled bundles), and ' +
+      'at most 50, newest first (created, or for a version seen only in events, its first event). ' +
+      'Per release: events that named it, its first and last event (of every event received, as Sentry keeps them: ' +
+      'retention moves neither), new issues (issues whose first event named it), deploys (count and the latest 3), ' +
+      'artifacts (files of its assembled bundles), and ' +
       '`noSourceMaps`: events arrived in it but it has no artifacts (its stacks cannot be mapped by release; debug IDs may still map them).',
     tags: ['releases'],
   },
