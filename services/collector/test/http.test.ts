@@ -1,7 +1,7 @@
 // The HTTP surface as a whole: routing errors, probes, the OpenAPI document, the tRPC endpoint.
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { signUp, startTestServer } from './harness';
+import { createApp, makeEvent, sendBatch, signUp, startTestServer } from './harness';
 
 const server = await startTestServer();
 
@@ -350,5 +350,45 @@ describe('tRPC endpoint for the typed client', () => {
     expect(reply.body.error.data.appError.code).toBe('UNAUTHENTICATED');
     expect(reply.headers.get('www-authenticate')).toBe('Bearer');
     expect(JSON.stringify(reply.body)).not.toMatch(/stack/);
+  });
+});
+
+describe('compressed answers', () => {
+  it("sends the dashboard's reads compressed to a client that takes it, and the same JSON", async () => {
+    const { token } = await signUp(server);
+    const app = await createApp(server, token);
+    // Issues enough for an answer past the 1 KB threshold.
+    const events = Array.from({ length: 12 }, (_, i) => makeEvent({ errorType: `Error${i}`, message: `boom ${i}` }));
+    expect((await sendBatch(server, app.appKey, events)).status).toBe(200);
+    const get = (path: string, acceptEncoding: string) =>
+      fetch(`${server.url}${path}`, {
+        headers: { authorization: `Bearer ${token}`, 'accept-encoding': acceptEncoding },
+      });
+    for (const path of ['/api/issues?limit=50', '/trpc/issues.list?input=%7B%22limit%22%3A50%7D']) {
+      const plain = await get(path, 'identity');
+      expect(plain.status, path).toBe(200);
+      expect(plain.headers.get('content-encoding'), path).toBeNull();
+      const expected = await plain.json();
+      expect(JSON.stringify(expected).length, path).toBeGreaterThan(1024);
+      for (const [accept, encoding] of [
+        ['gzip, deflate, br', 'br'],
+        ['gzip', 'gzip'],
+      ] as const) {
+        const reply = await get(path, accept);
+        expect(reply.headers.get('content-encoding'), `${path} ${accept}`).toBe(encoding);
+        expect(reply.headers.get('vary')).toContain('Accept-Encoding');
+        // fetch decodes the body as the browser does.
+        expect(await reply.json()).toEqual(expected);
+      }
+    }
+    // Small answers and writes go out as they are.
+    expect((await get('/api/auth/me', 'gzip')).headers.get('content-encoding')).toBeNull();
+    const write = await fetch(`${server.url}/api/events/batch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' },
+      body: JSON.stringify({ appKey: app.appKey, events: [makeEvent()] }),
+    });
+    expect(write.status).toBe(200);
+    expect(write.headers.get('content-encoding')).toBeNull();
   });
 });
