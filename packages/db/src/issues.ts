@@ -15,6 +15,7 @@ import {
   type SearchTerm,
   type StoredEvent,
   type StoredPayload,
+  seriesDayStarts,
 } from '@collector/domain';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { PREPARED, PREPARED_SHAPE, prepared } from './connection';
@@ -314,7 +315,9 @@ export async function issueListPage(
   keys: readonly IssueKey[],
   now: number,
 ): Promise<IssueListPage> {
-  const days = keys.map(() => new Map<number, number>());
+  // Each issue's events per day of the series, oldest first: plain arrays and index loops, as a list call's garbage
+  // (1.2 MB a call; a scavenge every ~20 calls, each a few ms: the list's p95) grew with Maps and iterators here.
+  const days = keys.map(() => new Array<number>(issueListSeriesDays).fill(0));
   const page: IssueListPage = { rows: [], assignees: new Map(), unhandled: new Set(), series: new Map() };
   if (keys.length > 0) {
     const firstDay = Math.floor(now / DAY) - issueListSeriesDays + 1;
@@ -337,25 +340,26 @@ export async function issueListPage(
           on d.app_key = k.app_key and d.fingerprint = k.fingerprint and d.day between ${firstDay} and ${lastDay}
         ) c) as series`.execute(db);
     const row = rows[0];
-    page.rows = (row?.rows ?? []).sort((a, b) => a.n - b.n).map(({ n: _n, ...issue }) => issue);
+    // Each row keeps its place `n`, which no reader of an IssueRow looks at: not copied without it.
+    page.rows = (row?.rows ?? []).sort((a, b) => a.n - b.n);
     page.assignees = assigneesByIssue(row?.assignees ?? []);
     page.unhandled = unhandledSet(row?.unhandled ?? []);
     const [ns, dayNumbers, events] = row?.series ?? [null, null, null];
-    for (const [i, n] of (ns ?? []).entries()) {
-      const day = dayNumbers?.[i] ?? 0;
-      const issueDays = days[n - 1];
-      issueDays?.set(day, (issueDays.get(day) ?? 0) + (events?.[i] ?? 0));
+    for (let i = 0; i < (ns?.length ?? 0); i++) {
+      const issueDays = days[(ns?.[i] ?? 0) - 1];
+      const d = (dayNumbers?.[i] ?? 0) - firstDay;
+      if (issueDays && d >= 0 && d < issueListSeriesDays) issueDays[d] = (issueDays[d] ?? 0) + (events?.[i] ?? 0);
     }
   }
-  for (const [i, issue] of keys.entries())
+  const starts = seriesDayStarts(now, issueListSeriesDays);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as IssueKey;
+    const issueDays = days[i] as number[];
     page.series.set(
-      appKeyed(issue.appKey, issue.fingerprint),
-      dailySeries(
-        [...(days[i] ?? [])].map(([day, events]) => ({ day, events })),
-        now,
-        issueListSeriesDays,
-      ),
+      appKeyed(key.appKey, key.fingerprint),
+      starts.map((start, d) => ({ start, events: issueDays[d] ?? 0 })),
     );
+  }
   return page;
 }
 

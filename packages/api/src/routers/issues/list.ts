@@ -69,11 +69,11 @@ export const listIssuesRoute = authedProcedure
         : null;
     // The page's rows and what is shown beside them, read by key in one statement.
     const { rows, assignees, unhandled, series } = await issueListPage(ctx.db, page, ctx.clock());
+    const present = presentIssue(assignees, unhandled);
     return {
-      issues: rows.map(presentIssue(assignees, unhandled)).map((issue) => ({
-        ...issue,
-        series: series.get(appKeyed(issue.appKey, issue.fingerprint)) ?? [],
-      })),
+      issues: rows.map((row) =>
+        Object.assign(present(row), { series: series.get(appKeyed(row.app_key, row.fingerprint)) ?? [] }),
+      ),
       nextCursor,
       total,
     };
