@@ -42,19 +42,22 @@ export async function freeAppSlug(db: Kysely<Database>, orgId: string, base: str
   return uniqueSlug(base, (slug) => taken.has(slug));
 }
 
+// Every request about one app is authorized by it: prepared once per connection. No user: '' matches no membership.
+const appAccess = prepared((db, appKey: string, userId: string) =>
+  db
+    .selectFrom('apps as a')
+    .leftJoin('memberships as m', (join) => join.onRef('m.org_id', '=', 'a.org_id').on('m.user_id', '=', userId))
+    .select(['a.org_id', 'm.role'])
+    .where('a.app_key', '=', appKey),
+);
+
 /** The organization an app is in, with the user's role there (undefined: not a member); undefined for no such app. */
 export async function findAppAccess(
   db: Kysely<Database>,
   appKey: string,
   userId: string | null,
 ): Promise<{ orgId: string | null; role: OrgRole | undefined } | undefined> {
-  const query = db
-    .selectFrom('apps as a')
-    .leftJoin('memberships as m', (join) => join.onRef('m.org_id', '=', 'a.org_id').on('m.user_id', '=', userId ?? ''))
-    .select(['a.org_id', 'm.role'])
-    .where('a.app_key', '=', appKey);
-  // Every request about one app is authorized by it: prepared once per connection.
-  const row = (await db.executeQuery(prepared(query))).rows[0];
+  const row = (await db.executeQuery(appAccess(db, appKey, userId ?? ''))).rows[0];
   return row && { orgId: row.org_id, role: (row.role ?? undefined) as OrgRole | undefined };
 }
 

@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import {
   type Compilable,
-  type CompiledQuery,
+  CompiledQuery,
   Kysely,
   PostgresDialect,
   type PostgresPool,
@@ -90,14 +90,36 @@ function leavesConnectionUsable(error: unknown): boolean {
  */
 export const PREPARED = '/* prepared */ ';
 
+/** Stands for one of a prepared look-up's arguments while its builder runs (prepared). */
+class Argument {
+  constructor(readonly index: number) {}
+}
+
 /**
- * A query built with Kysely, compiled and marked PREPARED: for the look-ups every request makes (its session, its
- * organizations, an app's access, a token), whose planning cost more than running them (docs/performance.md). Run it
- * with `db.executeQuery`. The builder must make the same text at every call: values only as parameters.
+ * A query built with Kysely, compiled once and marked PREPARED: for the look-ups every request makes (its session, its
+ * organizations, an app's access, a token) and the issue page's, whose planning cost more than running them
+ * (docs/performance.md). `build` runs at the first call only, with a stand-in for each argument; its text is kept
+ * with the place of each argument among its parameters, and every call fills those in, to be run with
+ * `db.executeQuery`. Building and compiling each call cost the collector ~25 µs and more garbage than running it
+ * (docs/performance.md). So `build` must make one text whatever its arguments, using each only as a value.
  */
-export function prepared<R>(query: Compilable<R>): CompiledQuery<R> {
-  const compiled = query.compile();
-  return { ...compiled, sql: `${PREPARED}${compiled.sql}` };
+export function prepared<A extends unknown[], R>(
+  build: (db: Kysely<Database>, ...args: A) => Compilable<R>,
+): (db: Kysely<Database>, ...args: A) => CompiledQuery<R> {
+  let text: string | undefined;
+  // Each parameter: an argument's place, or a value of the builder's own.
+  let parameters: Array<Argument | { value: unknown }> = [];
+  return (db, ...args) => {
+    if (text === undefined) {
+      const compiled = build(db, ...(args.map((_, index) => new Argument(index)) as A)).compile();
+      parameters = compiled.parameters.map((value) => (value instanceof Argument ? value : { value }));
+      text = `${PREPARED}${compiled.sql}`;
+    }
+    return CompiledQuery.raw(
+      text,
+      parameters.map((parameter) => (parameter instanceof Argument ? args[parameter.index] : parameter.value)),
+    ) as CompiledQuery<R>;
+  };
 }
 
 /**

@@ -200,15 +200,18 @@ export async function findIssue(
   db: Kysely<Database>,
   query: { appKey: string; fingerprint: string },
 ): Promise<IssueRow | undefined> {
-  // Prepared, like the other reads of an issue's page: planning the view (its folded rows and deltas) cost more than
-  // running it.
-  const row = db
+  return (await db.executeQuery(issueLive(db, query.appKey, query.fingerprint))).rows[0];
+}
+
+// Prepared, like the other reads of an issue's page: planning the view (its folded rows and deltas) cost more than
+// running it.
+const issueLive = prepared((db, appKey: string, fingerprint: string) =>
+  db
     .selectFrom('issues_live')
     .selectAll('issues_live')
-    .where('issues_live.app_key', '=', query.appKey)
-    .where('issues_live.fingerprint', '=', query.fingerprint);
-  return (await db.executeQuery(prepared(row))).rows[0];
-}
+    .where('issues_live.app_key', '=', appKey)
+    .where('issues_live.fingerprint', '=', fingerprint),
+);
 
 /** What the event reads below need of an issue: its key, and its first and last event's timestamps (its row's seen times). */
 export interface IssueEventsKey {
@@ -279,15 +282,19 @@ export async function issueSeries(
   query: { appKey: string; fingerprint: string; now: number },
 ): Promise<Array<{ start: number; events: number }>> {
   const firstDay = Math.floor(query.now / DAY) - issueSeriesDays + 1;
-  const days = db
+  const days = issueDays(db, query.appKey, query.fingerprint, firstDay, firstDay + issueSeriesDays - 1);
+  return dailySeries((await db.executeQuery(days)).rows, query.now);
+}
+
+const issueDays = prepared((db, appKey: string, fingerprint: string, firstDay: number, lastDay: number) =>
+  db
     .selectFrom('issue_days')
     .select(['day', 'events'])
-    .where('app_key', '=', query.appKey)
-    .where('fingerprint', '=', query.fingerprint)
+    .where('app_key', '=', appKey)
+    .where('fingerprint', '=', fingerprint)
     .where('day', '>=', firstDay)
-    .where('day', '<=', firstDay + issueSeriesDays - 1);
-  return dailySeries((await db.executeQuery(prepared(days))).rows, query.now);
-}
+    .where('day', '<=', lastDay),
+);
 
 /** What the list shows of a page of issues, besides their keys (issueListPage). */
 export interface IssueListPage {
@@ -368,12 +375,7 @@ export async function issueEventContexts(
   db: Kysely<Database>,
   issue: { appKey: string; fingerprint: string },
 ): Promise<Array<{ release: string | null; environment: string | null; userAgent: string | null; events: number }>> {
-  const counts = db
-    .selectFrom('issue_contexts')
-    .select(['release', 'environment', 'user_agent', 'events'])
-    .where('app_key', '=', issue.appKey)
-    .where('fingerprint', '=', issue.fingerprint);
-  const { rows } = await db.executeQuery(prepared(counts));
+  const { rows } = await db.executeQuery(issueContexts(db, issue.appKey, issue.fingerprint));
   return rows.map((row) => ({
     release: row.release === '' ? null : row.release,
     environment: row.environment === '' ? null : row.environment,
@@ -381,6 +383,14 @@ export async function issueEventContexts(
     events: row.events,
   }));
 }
+
+const issueContexts = prepared((db, appKey: string, fingerprint: string) =>
+  db
+    .selectFrom('issue_contexts')
+    .select(['release', 'environment', 'user_agent', 'events'])
+    .where('app_key', '=', appKey)
+    .where('fingerprint', '=', fingerprint),
+);
 
 /**
  * Sets an issue (of an app the caller was authorized to triage) to a status; undefined when there is no such issue.

@@ -15,12 +15,9 @@ export const toOrg = (row: OrgRow): Org => ({
   createdAt: row.created_at,
 });
 
-/**
- * The user's organizations with their role in each: their own first (the one the overview covers by default), then
- * the others, oldest membership first.
- */
-export async function listUserOrgs(db: Kysely<Database>, userId: string): Promise<OrgRow[]> {
-  const query = db
+// Every read over all of a user's apps starts here: prepared once per connection.
+const userOrgs = prepared((db, userId: string) =>
+  db
     .selectFrom('memberships as m')
     .innerJoin('organizations as o', 'o.id', 'm.org_id')
     .leftJoin('users as u', (join) => join.onRef('u.id', '=', 'm.user_id').onRef('u.own_org_id', '=', 'm.org_id'))
@@ -28,9 +25,15 @@ export async function listUserOrgs(db: Kysely<Database>, userId: string): Promis
     .where('m.user_id', '=', userId)
     .orderBy((eb) => eb.case().when('u.id', 'is not', null).then(0).else(1).end())
     .orderBy('m.created_at')
-    .orderBy('o.slug');
-  // Every read over all of a user's apps starts here: prepared once per connection.
-  return (await db.executeQuery(prepared(query))).rows as OrgRow[];
+    .orderBy('o.slug'),
+);
+
+/**
+ * The user's organizations with their role in each: their own first (the one the overview covers by default), then
+ * the others, oldest membership first.
+ */
+export async function listUserOrgs(db: Kysely<Database>, userId: string): Promise<OrgRow[]> {
+  return (await db.executeQuery(userOrgs(db, userId))).rows as OrgRow[];
 }
 
 export async function findOrgBySlug(db: Kysely<Database>, slug: string): Promise<OrganizationsTable | undefined> {

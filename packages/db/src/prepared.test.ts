@@ -1,15 +1,16 @@
-// Prepared statements by mark (connection.ts): a family of shapes cannot take the names the fixed texts need.
+// Prepared statements by mark (connection.ts): a family of shapes cannot take the names the fixed texts need; a
+// prepared look-up is built once and fills in each call's arguments.
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../test/database';
-import { openDatabase, PREPARED, PREPARED_SHAPE } from './connection';
+import { openDatabase, PREPARED, PREPARED_SHAPE, prepared } from './connection';
 
 const url = await testDatabaseUrl();
 // One connection, so that pg_prepared_statements shows what this pool prepared.
 const database = await openDatabase({ url, maxConnections: 1 });
 afterAll(() => database.close());
 
-const prepared = async () =>
+const preparedTexts = async () =>
   (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(database.db)).rows.map(
     (row) => row.statement,
   );
@@ -18,8 +19,42 @@ describe('statements marked prepared', () => {
   it('prepares the first 32 texts of a shape family, and a fixed text after any number of shapes', async () => {
     for (let i = 0; i < 70; i++) await sql.raw(`${PREPARED_SHAPE}select ${i} as shape`).execute(database.db);
     await sql.raw(`${PREPARED}select 'fixed' as text`).execute(database.db);
-    const statements = await prepared();
+    const statements = await preparedTexts();
     expect(statements.filter((text) => text.startsWith(PREPARED_SHAPE))).toHaveLength(32);
     expect(statements).toContain(`${PREPARED}select 'fixed' as text`);
+  });
+});
+
+describe('a prepared look-up', () => {
+  it('is built once, and each call runs its text with that call’s arguments and the builder’s own values', async () => {
+    let builds = 0;
+    // The user an id names, if its e-mail is one of two: the second is the builder's own value, not an argument.
+    const userWith = prepared((db, id: string, email: string) => {
+      builds += 1;
+      return db
+        .selectFrom('users')
+        .select(['id', 'email'])
+        .where('id', '=', id)
+        .where('email', 'in', [email, 'nobody']);
+    });
+    const db = database.db;
+    const ids = [0, 1].map((i) => `user_prep${i}${Math.random().toString(36).slice(2, 10)}`);
+    for (const id of ids)
+      await db
+        .insertInto('users')
+        .values({ id, email: `${id}@example.com`, password_hash: '-', created_at: 0 })
+        .execute();
+    const [first, second] = ids as [string, string];
+    expect((await db.executeQuery(userWith(db, first, `${first}@example.com`))).rows).toEqual([
+      { id: first, email: `${first}@example.com` },
+    ]);
+    expect((await db.executeQuery(userWith(db, second, `${second}@example.com`))).rows).toEqual([
+      { id: second, email: `${second}@example.com` },
+    ]);
+    expect((await db.executeQuery(userWith(db, second, `${first}@example.com`))).rows).toEqual([]);
+    expect(builds).toBe(1);
+    const text = userWith(db, 'x', 'y').sql;
+    expect(text.startsWith(PREPARED)).toBe(true);
+    expect(await preparedTexts()).toContain(text);
   });
 });

@@ -8,11 +8,9 @@ export async function insertSession(db: Kysely<Database>, session: SessionRow): 
 
 export type SessionWithUser = SessionRow & { user: Pick<UserRow, 'id' | 'email' | 'created_at'> };
 
-export async function findSessionWithUser(
-  db: Kysely<Database>,
-  sessionId: string,
-): Promise<SessionWithUser | undefined> {
-  const query = db
+// Every request signed in with a session makes this look-up: prepared once per connection.
+const sessionWithUser = prepared((db, sessionId: string) =>
+  db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
     .select([
@@ -24,9 +22,14 @@ export async function findSessionWithUser(
       'users.email',
       'users.created_at as user_created_at',
     ])
-    .where('sessions.id', '=', sessionId);
-  // Every request signed in with a session makes this look-up: prepared once per connection.
-  const row = (await db.executeQuery(prepared(query))).rows[0];
+    .where('sessions.id', '=', sessionId),
+);
+
+export async function findSessionWithUser(
+  db: Kysely<Database>,
+  sessionId: string,
+): Promise<SessionWithUser | undefined> {
+  const row = (await db.executeQuery(sessionWithUser(db, sessionId))).rows[0];
   if (!row) return undefined;
   const { email, user_created_at, ...session } = row;
   return { ...session, user: { id: session.user_id, email, created_at: user_created_at } };

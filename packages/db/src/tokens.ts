@@ -30,14 +30,17 @@ const tokenColumns = [
   'organizations.slug as org_slug',
 ] as const;
 
-export async function findApiTokenByHash(db: Kysely<Database>, hash: string): Promise<ApiTokenRow | undefined> {
-  const query = db
+// Every request signed with a token (sentry-cli's, the API's) makes this look-up: prepared once per connection.
+const tokenByHash = prepared((db, hash: string) =>
+  db
     .selectFrom('api_tokens')
     .leftJoin('organizations', 'organizations.id', 'api_tokens.org_id')
     .select(tokenColumns)
-    .where('api_tokens.hash', '=', hash);
-  // Every request signed with a token (sentry-cli's, the API's) makes this look-up: prepared once per connection.
-  return (await db.executeQuery(prepared(query))).rows[0];
+    .where('api_tokens.hash', '=', hash),
+);
+
+export async function findApiTokenByHash(db: Kysely<Database>, hash: string): Promise<ApiTokenRow | undefined> {
+  return (await db.executeQuery(tokenByHash(db, hash))).rows[0];
 }
 
 /** The user's own tokens and the tokens of the organizations in `orgIds` (those the user may manage), newest first. */
