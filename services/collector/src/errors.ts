@@ -6,14 +6,16 @@ import type { NextFunction } from 'express';
 
 /**
  * An API answer as JSON. Written directly rather than through res.json, which also hashes every answer for an ETag:
- * API answers are never cached, and ingestion answers one per request (a Sentry SDK sends one event a request).
+ * API answers are never cached, and ingestion answers one per request (a Sentry SDK sends one event a request). Encoded
+ * once, into a buffer outside the JavaScript heap: measuring the text (Buffer.byteLength) and then writing it encoded
+ * it twice, and the copies of a list's 54 KB were a sixth of its garbage.
  */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+  const bytes = Buffer.from(JSON.stringify(body));
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(text);
+  res.setHeader('Content-Length', bytes.length);
+  res.end(bytes);
 }
 
 export function sendError(res: ServerResponse, error: AppError): void {
