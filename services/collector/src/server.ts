@@ -163,7 +163,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     trustProxy: options.trustProxy,
     rateLimits: { ...defaultRateLimits, ...options.rateLimits },
   });
-  const server = createServer(app).listen(options.port, options.host ?? '::');
+  const server = createServer(app.serverOptions, app).listen(options.port, options.host ?? '::');
   // Requests Node's HTTP parser refuses (bad header bytes, oversize headers, a body longer than its
   // Content-Length) never reach Express; answer them with the contract's JSON body too.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
