@@ -3,7 +3,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import compression from 'compression';
 import express, { type RequestHandler } from 'express';
 import type { Logger } from './logger';
 
@@ -57,13 +56,10 @@ export function serveDashboard(options: { dir: string; logger: Logger }): Reques
     },
   });
 
-  // The page and its bundles go out gzip- or brotli-compressed to browsers that take it (a third of their size or
-  // less); compression negotiates Accept-Encoding, sets Vary, and leaves small and already compressed files alone.
-  const compress = compression();
-
+  // Compressed for browsers that take it by the app's one compression of every read (app.ts).
   return (req, res, next) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || isApiPath(req.path)) return next();
-    compress(req, res, () => serve(req, res, next));
+    serve(req, res, next);
   };
 
   function serve(
