@@ -4,9 +4,10 @@
 # ../shared/scale/scale.sh with what issue 24 asks to see per point: CPU per stored event of the collector's processes
 # and of PostgreSQL's, cores busy (theirs and the machine's), and lock waits over 10 ms (log_lock_waits with
 # deadlock_timeout = 10ms) per batch, by lock and relation. An entry of NS may name WRITE_CONCURRENCY: "8c1" is
-# WORKERS=8 with one write statement in flight per process. SKIP_BASE=1 leaves the baseline out. USERS and
-# FINGERPRINTS reach the load generator (tools/scale/loadgen.mjs, copied over the packed one). PRE_SQL, if set, runs
-# on the collector's database after it has migrated it, before the load (an index changed for an experiment, say).
+# WORKERS=8 with one write statement in flight per process ("8": the collector's default). SKIP_BASE=1 leaves the
+# baseline out. USERS and FINGERPRINTS reach the load generator (tools/scale/loadgen.mjs, copied over the packed one).
+# PRE_SQL, if set, runs on the collector's database after it has migrated it, before the load (an index changed for
+# an experiment, say).
 # README.md: how to run.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,11 +34,11 @@ svc_pids() { echo $1 $(pgrep -P $1); }
 pg_pids() { pgrep -u pgrun; }
 echo "cores=$(nproc) loadgens=$LOADGENS conns=$((LOADGENS*CONNS)) secs=$SECS shared_buffers=$MEM"
 for spec in $NS; do
-  N=${spec%%c*}; wc=2; [[ $spec == *c* ]] && wc=${spec#*c}
+  N=${spec%%c*}; wc=default; [[ $spec == *c* ]] && wc=${spec#*c}
   for d in svc$N base$N; do sql postgres "drop database if exists $d" >/dev/null; sql postgres "create database $d" >/dev/null; done
   SECS_SAVE=$SECS
   if [ -z "${SKIP_SVC:-}" ]; then
-  DATABASE_URL="postgres://postgres@127.0.0.1:$PGPORT/svc$N" WRITE_CONCURRENCY=$wc WORKERS=$N PORT=4100 HOST=127.0.0.1 INGEST_RATE_LIMIT=0 LOG_LEVEL=warn DATABASE_POOL_SIZE=${POOL:-10} \
+  env $([[ $spec == *c* ]] && echo WRITE_CONCURRENCY=$wc) DATABASE_URL="postgres://postgres@127.0.0.1:$PGPORT/svc$N" WORKERS=$N PORT=4100 HOST=127.0.0.1 INGEST_RATE_LIMIT=0 LOG_LEVEL=warn DATABASE_POOL_SIZE=${POOL:-10} \
     $node --max-old-space-size=1024 ${COLLECTOR:?the built services/collector/dist/main.mjs} > $D/svc$N.log 2>&1 & svc=$!
   ready http://127.0.0.1:4100/readyz || { echo "collector N=$N did not start"; tail -5 $D/svc$N.log; kill $svc; continue; }
   tok=$(curl -s -XPOST localhost:4100/api/auth/register -H 'content-type: application/json' -d "{\"email\":\"s$N@example.com\",\"password\":\"scale run password\"}" | sed 's/.*"token":"\([^"]*\)".*/\1/')

@@ -1,4 +1,5 @@
 // The only place that reads process.env: parsed once at start; a bad value stops the process and names the variable.
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 /**
@@ -50,9 +51,8 @@ const envSchema = z
     WORKERS: integer(1, 1, 64),
     /**
      * Write statements each process keeps in flight (PostgreSQL; PGlite takes one at a time). More lets writes overlap;
-     * fewer merges more batches into each, which pays a statement's fixed cost less often. Unset: 2 with one process,
-     * 1 with several, whose statements already overlap: two each only added contention in PostgreSQL, on 2 cores and
-     * on 16 (docs/scaling.md).
+     * fewer merges more batches into each, which pays a statement's fixed cost less often. Unset:
+     * defaultWriteConcurrency.
      */
     WRITE_CONCURRENCY: wholeNumber(1, 16).optional(),
     /**
@@ -97,7 +97,7 @@ const envSchema = z
     uploadMaxInFlightBytes: env.UPLOAD_MAX_IN_FLIGHT_BYTES,
     trustProxy: env.TRUST_PROXY,
     workers: env.WORKERS,
-    writeConcurrency: env.WRITE_CONCURRENCY ?? (env.WORKERS > 1 ? 1 : 2),
+    writeConcurrency: env.WRITE_CONCURRENCY,
     storeIp: env.STORE_IP === 'true',
     answerChecks: env.ANSWER_CHECKS,
     symbolication: {
@@ -116,13 +116,28 @@ const envSchema = z
     registration: env.REGISTRATION,
   }));
 
-export type Env = z.output<typeof envSchema>;
+export type Env = Omit<z.output<typeof envSchema>, 'writeConcurrency'> & { writeConcurrency: number };
 
-export function parseEnv(source: Record<string, string | undefined>): Env {
+/**
+ * Write statements a process keeps in flight unless WRITE_CONCURRENCY says: two for one process, or while the
+ * processes' two each stay under the machine's cores, else one. A process's second statement runs in PostgreSQL while
+ * the first commits and the process parses the next batches: one process, or two or four on 16 cores, take 1.5-2x the
+ * events/s of one statement at a time. Where the statements would reach the cores (eight processes on 16, four on two)
+ * a second each added contention in PostgreSQL for no more events/s (docs/scaling.md).
+ */
+function defaultWriteConcurrency(workers: number, cores: number): number {
+  return workers === 1 || 2 * workers < cores ? 2 : 1;
+}
+
+export function parseEnv(source: Record<string, string | undefined>, cores = availableParallelism()): Env {
   // An empty variable counts as unset, as in most shells' `FOO= cmd` habit.
   const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = envSchema.safeParse(present);
-  if (parsed.success) return parsed.data;
+  if (parsed.success)
+    return {
+      ...parsed.data,
+      writeConcurrency: parsed.data.writeConcurrency ?? defaultWriteConcurrency(parsed.data.workers, cores),
+    };
   const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`).join('\n');
   throw new Error(`invalid environment:\n${problems}`);
 }

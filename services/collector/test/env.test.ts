@@ -48,11 +48,17 @@ describe('INGEST_MAX_IN_FLIGHT_BYTES', () => {
 });
 
 describe('WRITE_CONCURRENCY', () => {
-  it('defaults to two write statements in flight with one process, one with several, and takes 1 to 16', () => {
-    expect(parseEnv({}).writeConcurrency).toBe(2);
-    expect(parseEnv({ WORKERS: '1' }).writeConcurrency).toBe(2);
-    expect(parseEnv({ WORKERS: '4' }).writeConcurrency).toBe(1);
-    expect(parseEnv({ WORKERS: '4', WRITE_CONCURRENCY: '2' }).writeConcurrency).toBe(2);
+  it('defaults to two write statements a process while they stay under the cores, one past that, and takes 1 to 16', () => {
+    expect(parseEnv({}, 2).writeConcurrency).toBe(2);
+    expect(parseEnv({}, 1).writeConcurrency).toBe(2);
+    expect(parseEnv({ WORKERS: '1' }, 16).writeConcurrency).toBe(2);
+    expect(parseEnv({ WORKERS: '2' }, 2).writeConcurrency).toBe(1);
+    expect(parseEnv({ WORKERS: '4' }, 2).writeConcurrency).toBe(1);
+    expect(parseEnv({ WORKERS: '2' }, 16).writeConcurrency).toBe(2);
+    expect(parseEnv({ WORKERS: '4' }, 16).writeConcurrency).toBe(2);
+    expect(parseEnv({ WORKERS: '8' }, 16).writeConcurrency).toBe(1);
+    expect(parseEnv({ WORKERS: '4', WRITE_CONCURRENCY: '2' }, 2).writeConcurrency).toBe(2);
+    expect(parseEnv({ WORKERS: '1', WRITE_CONCURRENCY: '1' }, 16).writeConcurrency).toBe(1);
     expect(parseEnv({ WRITE_CONCURRENCY: '1' }).writeConcurrency).toBe(1);
     expect(parseEnv({ WRITE_CONCURRENCY: '16' }).writeConcurrency).toBe(16);
   });
