@@ -143,6 +143,11 @@ export interface SearchFilter {
   scan: { join: RawBuilder<unknown>; conditions: RawBuilder<boolean>[] };
   /** For a few issues: the same conditions, facet terms as index probes. */
   probes: RawBuilder<boolean>[];
+  /**
+   * Whether a value is a pattern: the planner finds a pattern's prefix range in the facet key from the value itself,
+   * which a prepared statement's generic plan does not know, so such a statement is better planned at each call.
+   */
+  patterns: boolean;
 }
 
 /**
@@ -164,7 +169,8 @@ export function searchFilter(
     rowConditions.push(term.negated ? sql`not ${condition}` : condition);
   }
   const facetTerms = terms.filter(readsFacets);
-  if (facetTerms.length === 0) return { scan: { join: sql``, conditions: rowConditions }, probes: rowConditions };
+  if (facetTerms.length === 0)
+    return { scan: { join: sql``, conditions: rowConditions }, probes: rowConditions, patterns: false };
   const hit = (term: FacetTerm, held: RawBuilder<boolean>) => (term.negated ? sql<boolean>`not ${held}` : held);
   const rows = facetTerms.map(facetCondition);
   // A term of one row an issue is a left join of its own (h0, h1...); the others' rows are read together and grouped
@@ -215,5 +221,8 @@ export function searchFilter(
         ),
       ),
     ],
+    patterns: facetTerms.some(
+      (term) => term.key !== 'has' && term.key !== 'handled' && term.values.some((value) => value.match === 'pattern'),
+    ),
   };
 }

@@ -1,9 +1,10 @@
 // Prepared statements by mark (connection.ts): a family of shapes cannot take the names the fixed texts need; a
-// prepared look-up is built once and fills in each call's arguments.
+// prepared look-up is built once and fills in each call's arguments; the issue list's searches are shapes.
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../test/database';
 import { openDatabase, PREPARED, PREPARED_SHAPE, prepared } from './connection';
+import { listIssues } from './issues';
 
 const url = await testDatabaseUrl();
 // One connection, so that pg_prepared_statements shows what this pool prepared.
@@ -14,6 +15,40 @@ const preparedTexts = async () =>
   (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(database.db)).rows.map(
     (row) => row.statement,
   );
+
+// First: the shape test below fills the names a family of shapes may take.
+describe('the issue list', () => {
+  it('prepares a search, its values parameters, but plans one with a pattern at each call', async () => {
+    const search = (release: string) =>
+      listIssues(database.db, {
+        orgIds: ['org_prepared_test'],
+        terms: [{ key: 'release', negated: false, values: [{ match: 'exact', text: release }], raw: release }],
+        sort: 'lastSeen',
+        limit: 10,
+      });
+    await search('shop@prepared-1');
+    await search('shop@prepared-2');
+    await listIssues(database.db, {
+      orgIds: ['org_prepared_test'],
+      terms: [
+        {
+          key: 'tag',
+          tag: 'page',
+          negated: false,
+          values: [{ match: 'pattern', pieces: ['/patterned', ''] }],
+          raw: '',
+        },
+      ],
+      sort: 'lastSeen',
+      limit: 10,
+    });
+    const lists = (await preparedTexts()).filter((text) => text.includes('issue_facets'));
+    expect(lists).toHaveLength(1);
+    expect(lists[0]?.startsWith(PREPARED_SHAPE)).toBe(true);
+    expect(lists[0]).not.toContain('shop@prepared');
+    expect(lists[0]).not.toContain(' like ');
+  });
+});
 
 describe('statements marked prepared', () => {
   it('prepares the first 32 texts of a shape family, and a fixed text after any number of shapes', async () => {
