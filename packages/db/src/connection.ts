@@ -124,27 +124,48 @@ export function prepared<A extends unknown[], R>(
 
 /**
  * Like PREPARED, for a statement whose text is one of a family that a caller's choices can grow (the issue list's
- * statement: a text per sort, filters and cursor). The family's texts take at most MAX_SHAPE_TEXTS of the names, the
+ * statement: a text per sort, filters and cursor). The family's texts take at most MAX_FAMILY_TEXTS of the names, the
  * first ones asked for, so however many shapes are asked for first after a start, the fixed texts (the write
  * statement's above all) still find a name; past it a shape runs unprepared, as it would unmarked.
  */
 export const PREPARED_SHAPE = '/* prepared shape */ ';
 
-const MAX_PREPARED_TEXTS = 64;
-const MAX_SHAPE_TEXTS = 32;
+/**
+ * Like PREPARED_SHAPE, for the issue list's searches: a family of its own, as a team's searches can take many shapes
+ * (their terms' kinds), and would otherwise take the names that the list's other shapes need.
+ */
+export const PREPARED_SEARCH = '/* prepared search */ ';
+
+const MAX_PREPARED_TEXTS = 80;
+const MAX_FAMILY_TEXTS: ReadonlyMap<string, number> = new Map([
+  [PREPARED_SHAPE, 32],
+  [PREPARED_SEARCH, 16],
+]);
 const preparedNames = new Map<string, string>();
-let shapeNames = 0;
+const familyNames = new Map<string, number>();
+
+/** The family mark a text starts with, or PREPARED, or undefined for a statement that is not marked. */
+function markOf(text: string): string | undefined {
+  if (text.startsWith(PREPARED)) return PREPARED;
+  for (const mark of MAX_FAMILY_TEXTS.keys()) if (text.startsWith(mark)) return mark;
+  return undefined;
+}
 
 /** The name a marked statement is prepared under (the same for the same text), or undefined for any other statement. */
 function preparedName(text: string): string | undefined {
-  const shape = text.startsWith(PREPARED_SHAPE);
-  if (!shape && !text.startsWith(PREPARED)) return undefined;
+  const mark = markOf(text);
+  if (mark === undefined) return undefined;
   let name = preparedNames.get(text);
   // A bounded set, in case a marked text ever varied: past it, statements simply run unprepared.
-  if (name === undefined && preparedNames.size < MAX_PREPARED_TEXTS && !(shape && shapeNames >= MAX_SHAPE_TEXTS)) {
+  const named = familyNames.get(mark) ?? 0;
+  if (
+    name === undefined &&
+    preparedNames.size < MAX_PREPARED_TEXTS &&
+    named < (MAX_FAMILY_TEXTS.get(mark) ?? Infinity)
+  ) {
     name = `collector_${preparedNames.size + 1}`;
     preparedNames.set(text, name);
-    if (shape) shapeNames += 1;
+    familyNames.set(mark, named + 1);
   }
   return name;
 }

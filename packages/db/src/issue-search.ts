@@ -137,6 +137,13 @@ function oneRowAnIssue(term: FacetTerm): boolean {
   }
 }
 
+/** What makes a term's part of the statement's text: its key, negation and number of values (the values are parameters). */
+function shapeOf(term: SearchTerm): string {
+  if (term.key === 'text') return 'text';
+  const count = term.key === 'has' ? term.tags.length : term.values.length;
+  return `${term.key}${term.negated ? '!' : ''}${count}`;
+}
+
 /** What the terms ask of an issue `i`, both ways (issue-search.ts's header): all conditions to hold. */
 export interface SearchFilter {
   /** For every issue of `apps`: a join that gives `i` its facet hits (h), and the conditions, which read them. */
@@ -156,12 +163,15 @@ export interface SearchFilter {
  * whose issues are scanned, whose facet rows alone are read.
  */
 export function searchFilter(
-  terms: readonly SearchTerm[],
+  typed: readonly SearchTerm[],
   me: string | undefined,
   apps: RawBuilder<unknown>,
 ): SearchFilter {
   const rowConditions: RawBuilder<boolean>[] = [];
-  const text = searchFreeText(terms);
+  const text = searchFreeText(typed);
+  // Terms all hold together, so their order is free: one order for the same kinds of terms however they were typed
+  // makes one statement text, which is prepared (a shape: issues.ts); the free text was read in typed order above.
+  const terms = [...typed].sort((a, b) => shapeOf(a).localeCompare(shapeOf(b)));
   if (text !== undefined) rowConditions.push(sql`strpos(i.search_text, lower(${text})) > 0`);
   for (const term of terms) {
     if (term.key === 'text' || readsFacets(term)) continue;

@@ -18,7 +18,7 @@ import {
   seriesDayStarts,
 } from '@collector/domain';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import { PREPARED, PREPARED_SHAPE, prepared } from './connection';
+import { PREPARED, PREPARED_SEARCH, PREPARED_SHAPE, prepared } from './connection';
 import { sumIssueDeltas } from './counters';
 import { type IssueKey, issueKeyRows } from './issue-keys';
 import { assignedTo, searchFilter } from './issue-search';
@@ -143,10 +143,10 @@ export async function listIssues(
       ? sql`where (${key}, m.app_key, m.fingerprint) < (${after.value}::int8, ${after.appKey}, ${after.fingerprint})`
       : sql``;
   // The text is one of a family per sort, filters, cursor and the search terms' kinds (their values are parameters):
-  // prepared, so each connection plans a shape once. A search planned at every call cost 3.6 ms of a 15 (release +
+  // prepared, so each connection plans a shape once; searches are a family of their own (connection.ts). A search planned at every call cost 3.6 ms of a 15 (release +
   // environment), and its generic plan ran faster than the custom ones (docs/performance.md). Not with a pattern,
   // whose generic plan reads every row of the facet (page:/checkout*: 10-12 ms against 1.6 + 8).
-  const prepare = filter.patterns ? sql`` : sql.raw(PREPARED_SHAPE);
+  const prepare = filter.patterns ? sql`` : sql.raw(terms.length > 0 ? PREPARED_SEARCH : PREPARED_SHAPE);
   const { rows } = await sql<{
     total: number;
     app_key: string | null;

@@ -1,9 +1,11 @@
 // Prepared statements by mark (connection.ts): a family of shapes cannot take the names the fixed texts need; a
 // prepared look-up is built once and fills in each call's arguments; the issue list's searches are shapes.
+
+import type { SearchTerm } from '@collector/domain';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../test/database';
-import { openDatabase, PREPARED, PREPARED_SHAPE, prepared } from './connection';
+import { openDatabase, PREPARED, PREPARED_SEARCH, PREPARED_SHAPE, prepared } from './connection';
 import { listIssues } from './issues';
 
 const url = await testDatabaseUrl();
@@ -18,43 +20,38 @@ const preparedTexts = async () =>
 
 // First: the shape test below fills the names a family of shapes may take.
 describe('the issue list', () => {
-  it('prepares a search, its values parameters, but plans one with a pattern at each call', async () => {
-    const search = (release: string) =>
-      listIssues(database.db, {
-        orgIds: ['org_prepared_test'],
-        terms: [{ key: 'release', negated: false, values: [{ match: 'exact', text: release }], raw: release }],
-        sort: 'lastSeen',
-        limit: 10,
-      });
-    await search('shop@prepared-1');
-    await search('shop@prepared-2');
-    await listIssues(database.db, {
-      orgIds: ['org_prepared_test'],
-      terms: [
-        {
-          key: 'tag',
-          tag: 'page',
-          negated: false,
-          values: [{ match: 'pattern', pieces: ['/patterned', ''] }],
-          raw: '',
-        },
-      ],
-      sort: 'lastSeen',
-      limit: 10,
-    });
-    const lists = (await preparedTexts()).filter((text) => text.includes('issue_facets'));
-    expect(lists).toHaveLength(1);
-    expect(lists[0]?.startsWith(PREPARED_SHAPE)).toBe(true);
-    expect(lists[0]).not.toContain('shop@prepared');
-    expect(lists[0]).not.toContain(' like ');
+  const list = (terms: SearchTerm[]) =>
+    listIssues(database.db, { orgIds: ['org_prepared_test'], terms, sort: 'lastSeen', limit: 10 });
+  const release = (text: string): SearchTerm => ({
+    key: 'release',
+    negated: false,
+    values: [{ match: 'exact', text }],
+    raw: `release:${text}`,
+  });
+  const level: SearchTerm = { key: 'level', negated: true, values: ['info'], raw: '!level:info' };
+
+  it('prepares a search as one text whatever its values and the order of its terms, but not one with a pattern', async () => {
+    await list([release('shop@prepared-1'), level]);
+    await list([level, release('shop@prepared-2')]);
+    await list([
+      { key: 'tag', tag: 'page', negated: false, values: [{ match: 'pattern', pieces: ['/patterned', ''] }], raw: '' },
+    ]);
+    const searches = (await preparedTexts()).filter((text) => text.includes('issue_facets'));
+    expect(searches).toHaveLength(1);
+    expect(searches[0]?.startsWith(PREPARED_SEARCH)).toBe(true);
+    expect(searches[0]).not.toContain('shop@prepared');
+    expect(searches[0]).not.toContain(' like ');
   });
 });
 
 describe('statements marked prepared', () => {
-  it('prepares the first 32 texts of a shape family, and a fixed text after any number of shapes', async () => {
+  it('prepares the first texts of each family up to its share, and a fixed text after any number of them', async () => {
+    for (let i = 0; i < 40; i++) await sql.raw(`${PREPARED_SEARCH}select ${i} as search`).execute(database.db);
     for (let i = 0; i < 70; i++) await sql.raw(`${PREPARED_SHAPE}select ${i} as shape`).execute(database.db);
     await sql.raw(`${PREPARED}select 'fixed' as text`).execute(database.db);
     const statements = await preparedTexts();
+    // The list's search above took one of the searches' 16 names.
+    expect(statements.filter((text) => text.startsWith(PREPARED_SEARCH))).toHaveLength(16);
     expect(statements.filter((text) => text.startsWith(PREPARED_SHAPE))).toHaveLength(32);
     expect(statements).toContain(`${PREPARED}select 'fixed' as text`);
   });
