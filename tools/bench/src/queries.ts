@@ -247,6 +247,8 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
     )
   ).rows[0];
   const issueId = `${largest.appKey}:${issue?.fingerprint}`;
+  // The seed's user's organization: its slug narrows the list and the overview (issue 21's org filter).
+  const orgSlug = (JSON.parse((await call('/api/orgs')).body).orgs as Array<{ slug: string }>)[0]?.slug ?? '';
   let eventsCursor = '';
   for (let page = 1; page < 5; page++) {
     eventsCursor = JSON.parse(
@@ -326,6 +328,19 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
     },
     // The app's releases page (issue 22): each release's events, first and last event and new issues.
     { name: 'releases, one app (the largest)', target: 10, path: () => `/api/apps/${largest.appKey}/releases` },
+    // Issue 21's organization filter and the issue page's activity, issue 23's tags of an issue.
+    {
+      name: 'issues, one organization (org=)',
+      target: 10,
+      path: () => `/api/issues?limit=50&org=${encodeURIComponent(orgSlug)}`,
+    },
+    { name: 'overview, one organization (org=)', target: 10, path: () => `/api/overview?org=${orgSlug}` },
+    { name: 'issue tags (largest issue)', target: 10, path: () => `/api/issues/${encodeURIComponent(issueId)}/tags` },
+    {
+      name: 'issue activity (largest issue)',
+      target: 10,
+      path: () => `/api/issues/${encodeURIComponent(issueId)}/activity`,
+    },
   ];
 
   // 4. The answers first: the windowed totals must equal counting the events themselves.
@@ -387,6 +402,33 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<{ lines
     const same = JSON.stringify(got) === JSON.stringify(rows);
     checks.push(
       `largest app's releases ${same ? 'equal' : `DIFFER: api ${JSON.stringify(got)} events ${JSON.stringify(rows)}`}`,
+    );
+  }
+
+  // The largest issue's tags must say what its stored events' tags say (the seed keeps them all, under the cap per
+  // issue): each value shown with its events, and as many values as the events hold, up to the 10 shown.
+  {
+    const got = JSON.parse((await call(`/api/issues/${encodeURIComponent(issueId)}/tags`)).body).tags as Array<{
+      key: string;
+      values: Array<{ value: string; events: number }>;
+    }>;
+    const { rows } = await db.query<{ key: string; value: string; events: number }>(
+      `select t.key, t.value, count(*)::int as events from events e, jsonb_each_text(e.payload->'tags') t
+         where e.app_key = $1 and e.fingerprint = $2 group by 1, 2`,
+      [largest.appKey, issue?.fingerprint],
+    );
+    const counted = new Map(rows.map((row) => [`${row.key}\u0000${row.value}`, row.events]));
+    const keys = [...new Set(rows.map((row) => row.key))];
+    const wrong = keys.flatMap((key) => {
+      const shown = got.find((tag) => tag.key === key)?.values ?? [];
+      const held = rows.filter((row) => row.key === key).length;
+      const bad = shown.filter((value) => counted.get(`${key}\u0000${value.value}`) !== value.events);
+      return bad.length > 0 || shown.length !== Math.min(10, held) ? [key] : [];
+    });
+    checks.push(
+      keys.length === 0
+        ? "largest issue's tags NOT CHECKED: its events hold no tags"
+        : `largest issue's tags (${keys.join(', ')}) ${wrong.length === 0 ? 'equal' : `DIFFER for ${wrong.join(', ')}`}`,
     );
   }
 
