@@ -123,8 +123,8 @@ export type Env = Omit<z.output<typeof envSchema>, 'writeConcurrency'> & { write
  * processes' two each stay under the machine's cores, else one. A process's second statement runs in PostgreSQL while
  * the first commits and the process parses the next batches: one process took 15-20% more events/s with two on two
  * cores, two or four processes 1.5x on 16. Where the statements would reach the cores (eight processes on 16, four on
- * two) a second each added contention in PostgreSQL for no more events/s (docs/scaling.md). `cores`: as Node sees
- * them, which a container's CPU quota does not lower (README).
+ * two) a second each added contention in PostgreSQL for no more events/s (docs/scaling.md). `cores`:
+ * os.availableParallelism(), which counts a container's CPU quota from Node 24 on, not in Node 20 (README).
  */
 function defaultWriteConcurrency(workers: number, cores: number): number {
   return workers === 1 || 2 * workers < cores ? 2 : 1;

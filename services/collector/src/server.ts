@@ -58,7 +58,7 @@ export interface StartOptions {
   storeIp?: boolean | undefined;
   /** ANSWER_CHECKS; default strict (the environment's default is off: env.ts). */
   answerChecks?: AnswerChecks | undefined;
-  /** WRITE_CONCURRENCY; default 2 (the environment's default depends on WORKERS: env.ts). */
+  /** WRITE_CONCURRENCY; default 2 (the environment's default depends on WORKERS and the cores: env.ts). */
   writeConcurrency?: number | undefined;
   /** SYMBOLICATION_*: source maps applied at ingestion; default one worker, 2 s per event, 64 MiB of maps. */
   symbolication?: Partial<SymbolicationOptions> | undefined;
