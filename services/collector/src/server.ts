@@ -15,6 +15,7 @@ import {
 } from '@collector/api';
 import {
   type DatabaseHandle,
+  type DatabaseTimeouts,
   type EmbeddedPostgres,
   migrateDatabase,
   migrateToLatest,
@@ -41,6 +42,8 @@ export interface StartOptions {
   /** Where the embedded database lives; needed without databaseUrl. */
   dataDir?: string | undefined;
   databasePoolSize?: number;
+  /** How long a request may wait on PostgreSQL; default DEFAULT_TIMEOUTS (@collector/db). */
+  databaseTimeouts?: Partial<DatabaseTimeouts> | undefined;
   rateLimits?: Partial<RateLimitConfig>;
   /** INGEST_MAX_IN_FLIGHT_BYTES: bytes of request bodies (ingestion, tRPC) this process holds at once; default 32 MiB. */
   ingestMaxInFlightBytes?: number | undefined;
@@ -100,6 +103,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       backend: embedded ? 'embedded' : options.databaseBackend,
       dataDir: options.dataDir,
       maxConnections: options.databasePoolSize,
+      timeouts: options.databaseTimeouts,
       onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost'),
     });
     if (pglite) await migrateToLatest(opened.db);

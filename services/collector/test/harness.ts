@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { RateLimitConfig, SymbolicationOptions } from '@collector/api';
-import { openDatabase, sql } from '@collector/db';
+import { type DatabaseTimeouts, openDatabase, sql } from '@collector/db';
 import { testBackend, testDatabaseUrl } from '@collector/db/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, expect, onTestFinished } from 'vitest';
@@ -93,8 +93,22 @@ export async function freshDatabase(): Promise<TestDatabase> {
   return { url: url.href };
 }
 
+/**
+ * How long a test server's requests may wait on PostgreSQL: longer than the service's (DEFAULT_TIMEOUTS), which a
+ * CI machine running many test files at once on two cores can exceed (a query past 3.5 s turned a sign-up into a
+ * 503 once). A test of those timeouts passes the service's own.
+ */
+const TEST_DATABASE_TIMEOUTS: DatabaseTimeouts = {
+  connectMs: 10_000,
+  statementMs: 15_000,
+  queryMs: 20_000,
+  pingMs: 5_000,
+};
+
 export interface TestServerOptions {
   rateLimits?: Partial<RateLimitConfig>;
+  /** Default TEST_DATABASE_TIMEOUTS. */
+  databaseTimeouts?: DatabaseTimeouts;
   clock?: () => number;
   alerts?: Partial<AlertOptions>;
   /** Schedules the retention job (it runs at start); none unless given. */
@@ -122,6 +136,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     host: '127.0.0.1',
     databaseUrl: options.database?.url ?? (await testDatabaseUrl()),
     databaseBackend: testBackend,
+    databaseTimeouts: options.databaseTimeouts ?? TEST_DATABASE_TIMEOUTS,
     rateLimits: { ...unlimited, ...options.rateLimits },
     clock: options.clock,
     alerts: options.alerts,

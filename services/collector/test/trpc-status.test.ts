@@ -4,7 +4,7 @@ import { connect, createServer, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errorStatus } from '@collector/api';
 import { type CollectorError, createCollectorClient } from '@collector/client';
-import { RETRY_AFTER_UNAVAILABLE_SECONDS } from '@collector/db';
+import { DEFAULT_TIMEOUTS, RETRY_AFTER_UNAVAILABLE_SECONDS } from '@collector/db';
 import { testDatabaseUrl } from '@collector/db/testing';
 import type { ErrorCode } from '@collector/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +85,8 @@ beforeAll(async () => {
   afterAll(() => proxy.close());
   server = await startTestServer({
     database: { url: proxy.url },
+    // The service's own: they are what answers while the database is frozen.
+    databaseTimeouts: DEFAULT_TIMEOUTS,
     rateLimits: { authPerEmail: { ratePerSecond: 1 / 600, burst: 2 } },
   });
   origin = server.url.replace('localhost', '127.0.0.1');
