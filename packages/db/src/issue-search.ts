@@ -137,7 +137,7 @@ function oneRowAnIssue(term: FacetTerm): boolean {
   }
 }
 
-/** What makes a term's part of the statement's text: its key, negation and number of values (the values are parameters). */
+/** What makes a term's part of the statement's text: its key, negation and number of values (values are parameters). */
 function shapeOf(term: SearchTerm): string {
   if (term.key === 'text') return 'text';
   const count = term.key === 'has' ? term.tags.length : term.values.length;

@@ -143,9 +143,10 @@ export async function listIssues(
       ? sql`where (${key}, m.app_key, m.fingerprint) < (${after.value}::int8, ${after.appKey}, ${after.fingerprint})`
       : sql``;
   // The text is one of a family per sort, filters, cursor and the search terms' kinds (their values are parameters):
-  // prepared, so each connection plans a shape once; searches are a family of their own (connection.ts). A search planned at every call cost 3.6 ms of a 15 (release +
-  // environment), and its generic plan ran faster than the custom ones (docs/performance.md). Not with a pattern,
-  // whose generic plan reads every row of the facet (page:/checkout*: 10-12 ms against 1.6 + 8).
+  // prepared, so each connection plans a shape once; searches are a family of their own (connection.ts). A search
+  // planned at every call cost 3.6 ms of a 15 (release + environment), and its generic plan ran faster than the custom
+  // ones (docs/performance.md). Not with a pattern, whose generic plan reads every row of the facet (page:/checkout*:
+  // 10-12 ms against 1.6 + 8).
   const prepare = filter.patterns ? sql`` : sql.raw(terms.length > 0 ? PREPARED_SEARCH : PREPARED_SHAPE);
   const { rows } = await sql<{
     total: number;

@@ -135,8 +135,8 @@ export interface SentryTally {
 export const emptySentryTally = (): SentryTally => ({ requests: 0, accepted: 0, non2xx: 0, statuses: {}, samples: [] });
 
 // Envelopes drawn before a round. Building each from the event source during the round (a batch generated, parsed,
-// mapped, serialised again) cost the load generator ~30 µs more an envelope event (87-90 against 57-62 µs in all), on the
-// machine the collector runs on.
+// mapped, serialised again) cost the load generator ~30 µs more an envelope event (87-90 against 57-62 µs in all),
+// on the machine the collector runs on.
 const ENVELOPE_TEMPLATES = 4096;
 const ID_SLOT = 'f'.repeat(32);
 
