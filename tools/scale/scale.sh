@@ -34,7 +34,8 @@ svc_pids() { echo $1 $(pgrep -P $1); }
 pg_pids() { pgrep -u pgrun; }
 echo "cores=$(nproc) loadgens=$LOADGENS conns=$((LOADGENS*CONNS)) secs=$SECS shared_buffers=$MEM"
 for spec in $NS; do
-  N=${spec%%c*}; wc=default; [[ $spec == *c* ]] && wc=${spec#*c}
+  # Without "cN" the collector's default (env.ts, defaultWriteConcurrency), printed as it reckons it.
+  N=${spec%%c*}; if [[ $spec == *c* ]]; then wc=${spec#*c}; elif (( N == 1 || 2 * N < $(nproc) )); then wc="2(default)"; else wc="1(default)"; fi
   for d in svc$N base$N; do sql postgres "drop database if exists $d" >/dev/null; sql postgres "create database $d" >/dev/null; done
   SECS_SAVE=$SECS
   if [ -z "${SKIP_SVC:-}" ]; then
