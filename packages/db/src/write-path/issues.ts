@@ -102,28 +102,34 @@ export const issueParts: readonly StatementPart[] = [
     query: sql`insert into issue_days_deltas (app_key, fingerprint, day, events)
     select app_key, fingerprint, (timestamp / 86400000)::int4, count(*) from new_events group by 1, 2, 3`,
   }),
+  // The input rows of the events stored now (a copy of an event already stored is not counted again), with what the
+  // counts below read of them: joined once for the three of them, and without the payloads.
+  part({
+    name: 'kept_events',
+    reads: ['sent_events', 'new_events'],
+    query: sql`select s.app_key, s.fingerprint, s.ts, s.release, s.environment, s.user_agent, s.tags
+    from sent_events s join new_events n on n.app_key = s.app_key and n.event_id = s.event_id`,
+  }),
   // The issue's events by release, environment and user agent ('' for none): its breakdown, counted (counters.ts)
-  // rather than read from payloads. Read from the input rows joined to the events stored now.
+  // rather than read from payloads.
   part({
     name: 'issue_context_counts',
-    reads: ['sent_events', 'new_events'],
+    reads: ['kept_events'],
     writes: ['issue_contexts_deltas'],
     query: sql`insert into issue_contexts_deltas (app_key, fingerprint, release, environment, user_agent, events)
-    select s.app_key, s.fingerprint, coalesce(s.release, ''), coalesce(s.environment, ''), coalesce(s.user_agent, ''), count(*)
-    from sent_events s join new_events n on n.app_key = s.app_key and n.event_id = s.event_id
-    group by 1, 2, 3, 4, 5`,
+    select app_key, fingerprint, coalesce(release, ''), coalesce(environment, ''), coalesce(user_agent, ''), count(*)
+    from kept_events group by 1, 2, 3, 4, 5`,
   }),
   // The app's events by release (the releases page): how many, the first and last, and the issues this statement
   // created, each counted in its first event's release as Sentry counts a release's new issues. An empty release is
   // none, as in the breakdown's counts.
   part({
     name: 'release_counts',
-    reads: ['sent_events', 'new_events', 'created_issues', 'first_event_of_issue'],
+    reads: ['kept_events', 'created_issues', 'first_event_of_issue'],
     writes: ['app_releases_deltas'],
     query: sql`insert into app_releases_deltas (app_key, release, events, new_issues, first_seen, last_seen)
     select app_key, release, sum(events), sum(new_issues), min(first_seen), max(last_seen) from (
-      select s.app_key, s.release, 1 as events, 0 as new_issues, s.ts as first_seen, s.ts as last_seen
-      from sent_events s join new_events n on n.app_key = s.app_key and n.event_id = s.event_id
+      select app_key, release, 1 as events, 0 as new_issues, ts as first_seen, ts as last_seen from kept_events
       union all
       select f.app_key, f.release, 0, 1, null, null
       from created_issues c join first_event_of_issue f on f.app_key = c.app_key and f.fingerprint = c.fingerprint
@@ -134,14 +140,12 @@ export const issueParts: readonly StatementPart[] = [
   // distinct tag set first, which an issue's events mostly share, so each set is taken apart once, not once per event.
   part({
     name: 'issue_tag_counts',
-    reads: ['sent_events', 'new_events'],
+    reads: ['kept_events'],
     writes: ['issue_tags_deltas'],
     query: sql`insert into issue_tags_deltas (app_key, fingerprint, key, value, events)
     select g.app_key, g.fingerprint, t.key, t.value, sum(g.events)
     from (
-      select s.app_key, s.fingerprint, s.tags, count(*) as events
-      from sent_events s join new_events n on n.app_key = s.app_key and n.event_id = s.event_id
-      where s.tags is not null group by 1, 2, 3
+      select app_key, fingerprint, tags, count(*) as events from kept_events where tags is not null group by 1, 2, 3
     ) g
     cross join lateral jsonb_each_text(g.tags) t
     group by 1, 2, 3, 4`,
