@@ -9,6 +9,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from './schema';
 import { foldSpikes } from './write-path/alerts';
+import { foldIssueUsers } from './write-path/distinct-users';
 
 /**
  * A counter: the view's name, its key (the folded table's primary key), its summed columns, and the columns it keeps
@@ -123,6 +124,8 @@ const FOLD_LOCK = sql.lit(0x6c6564676572);
 const folds: ReadonlyArray<{ deltas: string; fold: RawBuilder<unknown> }> = [
   ...counters.map((counter) => ({ deltas: `${counter.table}_deltas`, fold: foldCounter(counter) })),
   { deltas: 'issue_deltas', fold: foldIssues },
+  // Not deltas but pairs (write-path/distinct-users.ts): emptied the same way, and vacuumed with the rest.
+  { deltas: 'issue_users_pending', fold: foldIssueUsers },
   { deltas: 'issue_minute_deltas', fold: foldSpikes },
 ];
 /** The ledger's tables, by name. */

@@ -523,6 +523,8 @@ export interface Database {
   issue_tags_folded: IssueTagsTable;
   issue_tags_deltas: IssueTagsTable;
   issue_users: IssueUsersTable;
+  /** (issue, user) pairs a write statement could not claim, until the fold moves them (migration 0028). */
+  issue_users_pending: IssueUsersTable;
   issue_days: IssueDaysTable;
   issue_days_folded: IssueDaysTable;
   issue_days_deltas: IssueDaysTable;

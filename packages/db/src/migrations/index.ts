@@ -27,6 +27,7 @@ import * as issuesListIndex from './2026_11_27_0024_issues_list_index';
 import * as eventAppChecks from './2026_11_27_0025_event_app_checks';
 import * as overviewLastHour from './2026_11_27_0026_overview_last_hour';
 import * as appReleases from './2026_11_27_0027_app_releases';
+import * as issueUsersPending from './2026_11_28_0028_issue_users_pending';
 
 export const migrations: Record<string, Migration> = {
   '2026_11_21_0001_initial': initial,
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_27_0025_event_app_checks': eventAppChecks,
   '2026_11_27_0026_overview_last_hour': overviewLastHour,
   '2026_11_27_0027_app_releases': appReleases,
+  '2026_11_28_0028_issue_users_pending': issueUsersPending,
 };

@@ -1,6 +1,12 @@
 // distinct-users.ts against a real database: distinct anonymous ids per issue, per app and per organization, exact when
 // one id is seen in several apps (made by several members), in several statements and twice in one.
+import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { foldCounters } from '../counters';
+import { storePreparedBatches } from '../ingest';
+import type { Database } from '../schema';
+import { type Batch, prepareBatch } from './batch';
+import { MAX_ISSUE_USER_CLAIMS } from './distinct-users';
 import { batch, errorEvent, openWritePathDatabase } from './testing';
 
 const { db, newAccount, store } = await openWritePathDatabase('users');
@@ -91,5 +97,93 @@ describe('write path: distinct users', () => {
       { fingerprint: 'TypeError:b', anonymous_id: 'anon_a' },
       { fingerprint: 'TypeError:cart', anonymous_id: 'anon_a' },
     ]);
+  });
+
+  describe('a user new to an issue, brought by two statements at once', () => {
+    // The issue and the user are known to the app before: then neither statement has anything else to lock (a new
+    // issue or a user new to the app still locks its row, by design).
+    async function knownIssueAndUser() {
+      const { newApp } = await newAccount();
+      const appKey = await newApp();
+      await store(
+        batch(appKey, [
+          errorEvent(appKey, 'known_1', { anonymousId: 'anon_old' }),
+          errorEvent(appKey, 'known_2', { anonymousId: 'anon_new', fingerprint: 'TypeError:other' }),
+        ]),
+      );
+      return appKey;
+    }
+    const storeOn = (on: Kysely<Database>, ...batches: Batch[]) => storePreparedBatches(on, batches.map(prepareBatch));
+    const users = async (appKey: string) =>
+      Number(
+        (
+          await db
+            .selectFrom('issues_live')
+            .select('user_count')
+            .where('app_key', '=', appKey)
+            .where('fingerprint', '=', 'TypeError:cart')
+            .executeTakeFirstOrThrow()
+        ).user_count,
+      );
+    const pending = async (appKey: string) =>
+      (await db.selectFrom('issue_users_pending').select('anonymous_id').where('app_key', '=', appKey).execute())
+        .length;
+
+    for (const outcome of ['commits', 'rolls back'] as const)
+      it(`neither waits for the other, and the user is counted once (the first ${outcome})`, async () => {
+        const appKey = await knownIssueAndUser();
+        const rollback = new Error('rolled back');
+        await db
+          .transaction()
+          .execute(async (first) => {
+            await storeOn(first, batch(appKey, [errorEvent(appKey, 'first', { anonymousId: 'anon_new' })]));
+            // The second statement, on another connection, while the first has not committed: it would wait for that
+            // commit (here: forever, the lock timeout ends it) if it inserted the pair the first one claimed.
+            await db.transaction().execute(async (second) => {
+              await sql`set local lock_timeout = '2s'`.execute(second);
+              await storeOn(second, batch(appKey, [errorEvent(appKey, 'second', { anonymousId: 'anon_new' })]));
+            });
+            expect(await pending(appKey)).toBe(1);
+            expect(await users(appKey)).toBe(2);
+            if (outcome === 'rolls back') throw rollback;
+          })
+          .catch((error: unknown) => {
+            if (error !== rollback) throw error;
+          });
+        expect(await users(appKey)).toBe(2);
+        await foldCounters(db, { wait: true });
+        expect(await pending(appKey)).toBe(0);
+        expect(await users(appKey)).toBe(2);
+        const folded = await db
+          .selectFrom('issues')
+          .select('user_count')
+          .where('app_key', '=', appKey)
+          .where('fingerprint', '=', 'TypeError:cart')
+          .executeTakeFirstOrThrow();
+        expect(Number(folded.user_count)).toBe(2);
+        const pairs = await db
+          .selectFrom('issue_users')
+          .select('anonymous_id')
+          .where('app_key', '=', appKey)
+          .where('fingerprint', '=', 'TypeError:cart')
+          .orderBy('anonymous_id')
+          .execute();
+        expect(pairs.map((pair) => pair.anonymous_id)).toEqual(['anon_new', 'anon_old']);
+      });
+
+    it(`claims at most ${MAX_ISSUE_USER_CLAIMS} pairs a statement, and counts the rest from the pending list`, async () => {
+      const { newApp } = await newAccount();
+      const appKey = await newApp();
+      const count = MAX_ISSUE_USER_CLAIMS + 10;
+      const events = Array.from({ length: count }, (_, i) =>
+        errorEvent(appKey, `many_${i}`, { anonymousId: `anon_${i}` }),
+      );
+      await store(batch(appKey, events));
+      expect(await pending(appKey)).toBe(10);
+      expect(await users(appKey)).toBe(count);
+      await foldCounters(db, { wait: true });
+      expect(await pending(appKey)).toBe(0);
+      expect(await users(appKey)).toBe(count);
+    });
   });
 });

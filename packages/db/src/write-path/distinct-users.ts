@@ -1,22 +1,88 @@
-// Distinct users (anonymous ids) per issue, per app and per organization (over all of its apps), each kept exact by
-// an insert that tells which ids are new. An app's users are its app_users rows, written by activity.ts together with
-// their active hours (one upsert, one row lock): user_hour_changes says which of them it created.
+// Distinct users (anonymous ids) per issue, per app and per organization (over all of its apps), each kept exact by an
+// insert that tells which ids are new (an issue's, by claimed inserts and a pending list: below). An app's users are
+// its app_users rows, written by activity.ts together with their active hours (one upsert, one row lock):
+// user_hour_changes says which of them it created.
 import { sql } from 'kysely';
 import { part, type StatementPart } from './part';
 
-/** Before the issues: an issue's user count grows by the pairs inserted here. */
+/**
+ * The most (issue, user) pairs one statement claims (below): each claim is an entry in PostgreSQL's shared lock table,
+ * which holds about max_locks_per_transaction (64) x max_connections (100, plus PostgreSQL's own processes) entries
+ * for every session at once; a statement's further new pairs go to issue_users_pending, as a pair claimed elsewhere
+ * does.
+ */
+export const MAX_ISSUE_USER_CLAIMS = 256;
+
+// Any constant of the collector's own: the first key of the two-key advisory locks (a space apart from the one-key
+// lock the folder takes). "iusr" in ASCII.
+const CLAIM_SPACE = sql.lit(0x69757372);
+
+/**
+ * Claims the (issue, user) pair of the row aliased `row` for this transaction, unless another transaction has claimed
+ * it (then false at once: a try never waits). Claiming a pair before inserting it means no insert of it waits for
+ * another's commit: PostgreSQL's ON CONFLICT DO NOTHING waits for the transaction that inserted a conflicting row
+ * until it commits, which on busy cores took over 10 ms (issue 24's row-lock waits). Hash collisions only send a pair
+ * to issue_users_pending.
+ */
+const claimIssueUser = (row: string) =>
+  sql`pg_try_advisory_xact_lock(${CLAIM_SPACE}, hashtext(${sql.ref(`${row}.app_key`)} || E'\n' || ${sql.ref(`${row}.fingerprint`)} || E'\n' || ${sql.ref(`${row}.anonymous_id`)}))`;
+
+/**
+ * Before the issues: the statement's pairs that its snapshot does not show in issue_users (an index probe each, as a
+ * scalar sub-query: as NOT EXISTS it may become an anti-join reading the whole table), each claimed or not. The claimed
+ * ones are inserted, and an issue's user count grows by those inserted (RETURNING); the others are appended to
+ * issue_users_pending, where issues_live counts those that issue_users lacks until the fold (foldIssueUsers) moves
+ * them. The claims are made once (the part is read twice, so PostgreSQL computes it once).
+ */
 export const issueUserParts: readonly StatementPart[] = [
   part({
-    name: 'new_issue_users',
+    name: 'issue_user_claims',
     reads: ['new_events'],
+    query: sql`select c.app_key, c.fingerprint, c.anonymous_id,
+      case when c.n <= ${sql.lit(MAX_ISSUE_USER_CLAIMS)} then ${claimIssueUser('c')} else false end as claimed
+    from (
+      select s.app_key, s.fingerprint, s.anonymous_id, row_number() over () as n
+      from (select distinct app_key, fingerprint, anonymous_id from new_events where anonymous_id is not null) s
+      where (select true from issue_users k
+        where k.app_key = s.app_key and k.fingerprint = s.fingerprint and k.anonymous_id = s.anonymous_id) is null
+    ) c`,
+  }),
+  part({
+    name: 'new_issue_users',
+    reads: ['issue_user_claims'],
     writes: ['issue_users'],
     query: sql`insert into issue_users (app_key, fingerprint, anonymous_id)
-    select distinct app_key, fingerprint, anonymous_id from new_events where anonymous_id is not null
+    select app_key, fingerprint, anonymous_id from issue_user_claims where claimed
     order by 1, 2, 3
     on conflict do nothing
     returning app_key, fingerprint`,
   }),
+  part({
+    name: 'pending_issue_users',
+    reads: ['issue_user_claims'],
+    writes: ['issue_users_pending'],
+    query: sql`insert into issue_users_pending (app_key, fingerprint, anonymous_id)
+    select app_key, fingerprint, anonymous_id from issue_user_claims where not claimed`,
+  }),
 ];
+
+/**
+ * The fold of issue_users_pending (counters.ts runs it, one process at a time): each pending pair it can claim is moved
+ * into issue_users, and each pair new there adds one to its issue's user_count, in one statement, so a reader sees the
+ * pair counted once, before or after. A pair claimed by a statement still running stays for the next fold (so the
+ * fold never waits for it either), as do pairs committed during a fold.
+ */
+export const foldIssueUsers = sql`with moved as (
+    delete from issue_users_pending q
+    where ${claimIssueUser('q')} and exists (select from apps a where a.app_key = q.app_key)
+    returning app_key, fingerprint, anonymous_id),
+  added as (
+    insert into issue_users (app_key, fingerprint, anonymous_id)
+    select distinct app_key, fingerprint, anonymous_id from moved order by 1, 2, 3
+    on conflict do nothing returning app_key, fingerprint)
+  update issues i set user_count = i.user_count + a.users
+  from (select app_key, fingerprint, count(*) as users from added group by 1, 2) a
+  where i.app_key = a.app_key and i.fingerprint = a.fingerprint`;
 
 /** After the apps' users: only an id new to an app can be new to its organization. */
 export const orgUserParts: readonly StatementPart[] = [
