@@ -7,9 +7,10 @@
 // sent on, each would wait out its own timeout against a dead database before its client heard anything.
 import type { Kysely } from 'kysely';
 import { classifyDatabaseError } from './database-errors';
-import { type StoreResult, storePreparedBatches } from './ingest';
+import { type StoreOptions, type StoreResult, storePreparedBatches } from './ingest';
 import type { Database } from './schema';
 import { type Batch, nextGroup, type PreparedBatch, prepareBatch } from './write-path/batch';
+import { issueUserClaims } from './write-path/distinct-users';
 
 export interface EventWriterOptions {
   /** Statements in flight at once; more lets writes overlap, fewer merges more per statement. */
@@ -22,6 +23,11 @@ export interface EventWriterOptions {
   overlapAt?: number;
   /** Upper bound on events per statement, unless one batch alone holds more (it is then written alone). */
   maxEventsPerWrite?: number;
+  /**
+   * Processes writing to the database at once, each with its own writer (WORKERS; default 1): their statements share
+   * the (issue, user) pairs that statements may claim (write-path/distinct-users.ts).
+   */
+  processes?: number | undefined;
 }
 
 interface Pending {
@@ -43,6 +49,7 @@ export class EventWriter {
   private readonly concurrency: number;
   private readonly overlapAt: number;
   private readonly maxEventsPerWrite: number;
+  private readonly store: StoreOptions;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -51,6 +58,7 @@ export class EventWriter {
     this.concurrency = options.concurrency ?? 2;
     this.overlapAt = options.overlapAt ?? 100;
     this.maxEventsPerWrite = options.maxEventsPerWrite ?? 2000;
+    this.store = { issueUserClaims: issueUserClaims((options.processes ?? 1) * this.concurrency) };
   }
 
   write(batch: Batch): Promise<StoreResult> {
@@ -110,7 +118,7 @@ export class EventWriter {
   private async storeWithRetry(batches: PreparedBatch[]): Promise<StoreResult[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await storePreparedBatches(this.db, batches);
+        return await storePreparedBatches(this.db, batches, this.store);
       } catch (error) {
         if (attempt >= MAX_ATTEMPTS || classifyDatabaseError(error) !== 'retryable') throw error;
       }

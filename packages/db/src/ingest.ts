@@ -34,6 +34,11 @@ export interface IssueChange {
   regressed: boolean;
 }
 
+export interface StoreOptions {
+  /** The (issue, user) pairs a statement may claim: issueUserClaims of the statements run at once (default: one). */
+  issueUserClaims?: number | undefined;
+}
+
 const itself = (batch: PreparedBatch): PreparedBatch => batch;
 
 /**
@@ -45,11 +50,12 @@ const itself = (batch: PreparedBatch): PreparedBatch => batch;
 export async function storePreparedBatches(
   db: Kysely<Database>,
   batches: readonly PreparedBatch[],
+  options: StoreOptions = {},
 ): Promise<StoreResult[]> {
   const results: StoreResult[] = [];
   for (let from = 0; from < batches.length; ) {
     const { size, owner } = nextGroup(batches, from, itself);
-    results.push(...(await storeGroup(db, batches.slice(from, from + size), owner)));
+    results.push(...(await storeGroup(db, batches.slice(from, from + size), owner, options)));
     from += size;
   }
   return results;
@@ -60,6 +66,7 @@ async function storeGroup(
   db: Kysely<Database>,
   batches: readonly PreparedBatch[],
   owner: ReadonlyMap<string, number>,
+  options: StoreOptions,
 ): Promise<StoreResult[]> {
   const rows = batches.flatMap((batch) => batch.rows);
   const stored = batches.map(() => 0);
@@ -73,6 +80,7 @@ async function storeGroup(
       new JsonbArray(rows),
       JSON.stringify(receivedRows(batches)),
       keepFrom,
+      options.issueUserClaims,
     ).execute(db);
     // Which batches stored events of each issue, to tell them of its change.
     const batchesOfIssue = new Map<string, Set<number>>();

@@ -73,6 +73,8 @@ export interface AppOptions {
   answerChecks?: AnswerChecks | undefined;
   /** Write statements in flight at once with PostgreSQL (PGlite: always one); default 2. */
   writeConcurrency?: number | undefined;
+  /** Processes writing to the database beside this one included (WORKERS); default 1. */
+  workers?: number | undefined;
   /** Source maps applied at ingestion and when events are shown; none: events are stored and shown as sent. */
   symbolicator?: Symbolicator;
 }
@@ -91,6 +93,7 @@ export function createApp(options: AppOptions) {
     rateLimiter: rateLimiters.ingest,
     writer: new EventWriter(database.db, {
       concurrency: database.backend === 'pglite' ? 1 : (options.writeConcurrency ?? 2),
+      processes: options.workers,
     }),
     outcomes: options.outcomes ?? new OutcomeCounter(database.db),
     budget: ingestBudget,

@@ -45,6 +45,7 @@ async function serve(env: Env) {
       storeIp: env.storeIp,
       answerChecks: env.answerChecks,
       writeConcurrency: env.writeConcurrency,
+      workers: env.workers,
       symbolication: env.symbolication,
       retention: env.retention,
       publicUrl: env.publicUrl,

@@ -63,6 +63,8 @@ export interface StartOptions {
   answerChecks?: AnswerChecks | undefined;
   /** WRITE_CONCURRENCY; default 2 (the environment's default depends on WORKERS and the cores: env.ts). */
   writeConcurrency?: number | undefined;
+  /** WORKERS: the processes that write beside this one, it included (they share what write statements hold); default 1. */
+  workers?: number | undefined;
   /** SYMBOLICATION_*: source maps applied at ingestion; default one worker, 2 s per event, 64 MiB of maps. */
   symbolication?: Partial<SymbolicationOptions> | undefined;
   /** RETENTION_DAYS and MAX_EVENTS_PER_ISSUE; without it no retention run is scheduled (tests that do not need one). */
@@ -150,6 +152,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     storeIp: options.storeIp ?? true,
     answerChecks: options.answerChecks,
     writeConcurrency: options.writeConcurrency,
+    workers: options.workers,
     accounts: {
       registration: options.registration ?? 'open',
       sendMail:

@@ -6,7 +6,7 @@ import { foldCounters } from '../counters';
 import { storePreparedBatches } from '../ingest';
 import type { Database } from '../schema';
 import { type Batch, prepareBatch } from './batch';
-import { MAX_ISSUE_USER_CLAIMS } from './distinct-users';
+import { issueUserClaims } from './distinct-users';
 import { batch, errorEvent, openWritePathDatabase } from './testing';
 
 const { db, newAccount, store } = await openWritePathDatabase('users');
@@ -171,14 +171,18 @@ describe('write path: distinct users', () => {
         expect(pairs.map((pair) => pair.anonymous_id)).toEqual(['anon_new', 'anon_old']);
       });
 
-    it(`claims at most ${MAX_ISSUE_USER_CLAIMS} pairs a statement, and counts the rest from the pending list`, async () => {
+    it("shares PostgreSQL's lock table among the statements run at once, a statement's events at most", () => {
+      expect([1, 2, 4, 8, 16, 100].map(issueUserClaims)).toEqual([2000, 2000, 1024, 512, 256, 64]);
+    });
+
+    it('claims at most the pairs a statement is given, and counts the rest from the pending list', async () => {
       const { newApp } = await newAccount();
       const appKey = await newApp();
-      const count = MAX_ISSUE_USER_CLAIMS + 10;
+      const count = 30;
       const events = Array.from({ length: count }, (_, i) =>
         errorEvent(appKey, `many_${i}`, { anonymousId: `anon_${i}` }),
       );
-      await store(batch(appKey, events));
+      await storePreparedBatches(db, [prepareBatch(batch(appKey, events))], { issueUserClaims: 20 });
       expect(await pending(appKey)).toBe(10);
       expect(await users(appKey)).toBe(count);
       await foldCounters(db, { wait: true });

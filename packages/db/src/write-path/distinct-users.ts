@@ -6,12 +6,19 @@ import { sql } from 'kysely';
 import { part, type StatementPart } from './part';
 
 /**
- * The most (issue, user) pairs one statement claims (below): each claim is an entry in PostgreSQL's shared lock table,
- * which holds about max_locks_per_transaction (64) x max_connections (100, plus PostgreSQL's own processes) entries
- * for every session at once; a statement's further new pairs go to issue_users_pending, as a pair claimed elsewhere
- * does.
+ * The claims all write statements may hold at once: each is an entry in PostgreSQL's shared lock table, which holds
+ * about max_locks_per_transaction (64) x max_connections (100, plus PostgreSQL's own processes) entries for every
+ * session together; this takes at most half of it with the defaults. A statement's share is issueUserClaims; its
+ * further new pairs go to issue_users_pending, as a pair claimed elsewhere does.
  */
-export const MAX_ISSUE_USER_CLAIMS = 256;
+const CLAIM_BUDGET = 4096;
+
+/**
+ * The (issue, user) pairs one write statement may claim when `statements` run at once (all processes' together):
+ * its share of CLAIM_BUDGET, at most a statement's events (2,000), at least 64.
+ */
+export const issueUserClaims = (statements: number): number =>
+  Math.min(2000, Math.max(64, Math.floor(CLAIM_BUDGET / Math.max(1, statements))));
 
 // Any constant of the collector's own: the first key of the two-key advisory locks (a space apart from the one-key
 // lock the folder takes). "iusr" in ASCII.
@@ -32,14 +39,14 @@ const claimIssueUser = (row: string) =>
  * scalar sub-query: as NOT EXISTS it may become an anti-join reading the whole table), each claimed or not. The claimed
  * ones are inserted, and an issue's user count grows by those inserted (RETURNING); the others are appended to
  * issue_users_pending, where issues_live counts those that issue_users lacks until the fold (foldIssueUsers) moves
- * them. The claims are made once (the part is read twice, so PostgreSQL computes it once).
+ * them. The claims are made once (the part is read twice, so PostgreSQL computes it once), at most `claims` of them.
  */
 export const issueUserParts: readonly StatementPart[] = [
   part({
     name: 'issue_user_claims',
     reads: ['new_events'],
-    query: sql`select c.app_key, c.fingerprint, c.anonymous_id,
-      case when c.n <= ${sql.lit(MAX_ISSUE_USER_CLAIMS)} then ${claimIssueUser('c')} else false end as claimed
+    query: (inputs) => sql`select c.app_key, c.fingerprint, c.anonymous_id,
+      case when c.n <= ${inputs.claims} then ${claimIssueUser('c')} else false end as claimed
     from (
       select s.app_key, s.fingerprint, s.anonymous_id, row_number() over () as n
       from (select distinct app_key, fingerprint, anonymous_id from new_events where anonymous_id is not null) s

@@ -89,7 +89,7 @@ describe('write path: events', () => {
       withParts<{ event_id: string }>(eventParts, {
         reads: ['new_events'],
         query: sql`select event_id from new_events order by event_id`,
-      })({ rows: new JsonbArray(rows), receivedJson: '[]', keepFrom: 0 }).execute(db);
+      })({ rows: new JsonbArray(rows), receivedJson: '[]', keepFrom: 0, claims: 64 }).execute(db);
     expect((await run()).rows.map((row) => row.event_id)).toEqual(['evt_x', 'evt_y']);
     expect((await run()).rows).toEqual([]);
     expect(await db.selectFrom('issues_live').select('fingerprint').where('app_key', '=', appKey).execute()).toEqual(

@@ -12,6 +12,8 @@ export interface StatementInputs {
   receivedJson: string;
   /** The oldest hour an event still to come can bring (activity.ts). */
   keepFrom: number;
+  /** The most (issue, user) pairs the statement claims (distinct-users.ts). */
+  claims: number;
 }
 
 /** A part's query: the same for every call, or made from the call's inputs. */

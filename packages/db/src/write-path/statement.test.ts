@@ -15,7 +15,7 @@ const db = new Kysely<unknown>({
     createQueryCompiler: () => new PostgresQueryCompiler(),
   },
 });
-const inputs = { rows: new JsonbArray([]), receivedJson: '[]', keepFrom: 0 };
+const inputs = { rows: new JsonbArray([]), receivedJson: '[]', keepFrom: 0, claims: 64 };
 const answer = (...reads: string[]) => ({ reads, query: sql`select 1` });
 
 const a = part({ name: 'a', query: sql`select 1` });

@@ -7,7 +7,7 @@ import { PREPARED } from '../connection';
 import type { JsonbArray } from '../jsonb-array';
 import { activityParts } from './activity';
 import { alertParts } from './alerts';
-import { issueUserParts, orgUserParts } from './distinct-users';
+import { issueUserClaims, issueUserParts, orgUserParts } from './distinct-users';
 import { eventParts } from './events';
 import { feedbackParts } from './feedback';
 import { issueParts } from './issues';
@@ -55,7 +55,15 @@ export const statementAnswer: FinalQuery = {
 // parameters): prepared once per connection.
 const statement = withParts<StatementRow>(statementParts, statementAnswer, PREPARED);
 
-/** The statement for the given input rows (a JSON array, see events.ts) and the events received per app and hour (outcomes.ts). */
-export function storeStatement(rows: JsonbArray, receivedJson: string, keepFrom: number): RawBuilder<StatementRow> {
-  return statement({ rows, receivedJson, keepFrom });
+/**
+ * The statement for the given input rows (a JSON array, see events.ts), the events received per app and hour
+ * (outcomes.ts), and the (issue, user) pairs it may claim (distinct-users.ts).
+ */
+export function storeStatement(
+  rows: JsonbArray,
+  receivedJson: string,
+  keepFrom: number,
+  claims = issueUserClaims(1),
+): RawBuilder<StatementRow> {
+  return statement({ rows, receivedJson, keepFrom, claims });
 }
