@@ -16,10 +16,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   await issuesLive(
     sql`i.user_count + coalesce(d.users, 0) + p.users`,
     // The pending pairs are probed by the whole key in issue_users (a scalar sub-query: as NOT EXISTS PostgreSQL may
-    // make it an anti-join that reads the issue's every user).
+    // make it an anti-join that reads the issue's every user). The list is mostly empty: one look at it per query (an
+    // InitPlan) spares each issue its probe (50 issues' rows 0.51 -> 0.48 ms, 0.45 without the count, on a 1M seed).
     sql`cross join lateral (
       select count(distinct q.anonymous_id) as users from issue_users_pending q
-      where q.app_key = i.app_key and q.fingerprint = i.fingerprint
+      where exists (select from issue_users_pending) and q.app_key = i.app_key and q.fingerprint = i.fingerprint
         and (select true from issue_users u
           where u.app_key = q.app_key and u.fingerprint = q.fingerprint and u.anonymous_id = q.anonymous_id) is null
     ) p`,
