@@ -35,24 +35,21 @@ const claimIssueUser = (row: string) =>
   sql`pg_try_advisory_xact_lock(${CLAIM_SPACE}, hashtext(${sql.ref(`${row}.app_key`)} || E'\n' || ${sql.ref(`${row}.fingerprint`)} || E'\n' || ${sql.ref(`${row}.anonymous_id`)}))`;
 
 /**
- * Before the issues: the statement's pairs that its snapshot does not show in issue_users (an index probe each, as a
- * scalar sub-query: as NOT EXISTS it may become an anti-join reading the whole table), each claimed or not. The claimed
- * ones are inserted, and an issue's user count grows by those inserted (RETURNING); the others are appended to
- * issue_users_pending, where issues_live counts those that issue_users lacks until the fold (foldIssueUsers) moves
- * them. The claims are made once (the part is read twice, so PostgreSQL computes it once), at most `claims` of them.
+ * Before the issues: the statement's distinct pairs, each claimed or not (at most `claims` of them), once (the part is
+ * read twice, so PostgreSQL computes it once). The claimed ones are inserted, and an issue's user count grows by those
+ * inserted (RETURNING); a pair issue_users has already is a conflict with a committed row, which does not wait. The
+ * others that this statement's snapshot does not show in issue_users (an index probe each, as a scalar sub-query: as
+ * NOT EXISTS it may become an anti-join reading the whole table) are appended to issue_users_pending, where issues_live
+ * counts those that issue_users lacks until the fold (foldIssueUsers) moves them. Known pairs are claimed too rather
+ * than probed first: a try costs less than the probe, which the insert makes anyway.
  */
 export const issueUserParts: readonly StatementPart[] = [
   part({
     name: 'issue_user_claims',
     reads: ['new_events'],
-    query: (inputs) => sql`select c.app_key, c.fingerprint, c.anonymous_id,
-      case when c.n <= ${inputs.claims} then ${claimIssueUser('c')} else false end as claimed
-    from (
-      select s.app_key, s.fingerprint, s.anonymous_id, row_number() over () as n
-      from (select distinct app_key, fingerprint, anonymous_id from new_events where anonymous_id is not null) s
-      where (select true from issue_users k
-        where k.app_key = s.app_key and k.fingerprint = s.fingerprint and k.anonymous_id = s.anonymous_id) is null
-    ) c`,
+    query: (inputs) => sql`select s.app_key, s.fingerprint, s.anonymous_id,
+      case when row_number() over () <= ${inputs.claims} then ${claimIssueUser('s')} else false end as claimed
+    from (select distinct app_key, fingerprint, anonymous_id from new_events where anonymous_id is not null) s`,
   }),
   part({
     name: 'new_issue_users',
@@ -69,7 +66,9 @@ export const issueUserParts: readonly StatementPart[] = [
     reads: ['issue_user_claims'],
     writes: ['issue_users_pending'],
     query: sql`insert into issue_users_pending (app_key, fingerprint, anonymous_id)
-    select app_key, fingerprint, anonymous_id from issue_user_claims where not claimed`,
+    select c.app_key, c.fingerprint, c.anonymous_id from issue_user_claims c
+    where not c.claimed and (select true from issue_users k
+      where k.app_key = c.app_key and k.fingerprint = c.fingerprint and k.anonymous_id = c.anonymous_id) is null`,
   }),
 ];
 
