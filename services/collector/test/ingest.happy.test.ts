@@ -89,6 +89,32 @@ describe('ingestion, happy paths', () => {
     expect(issues.body.issues[0].eventCount).toBe(20);
   });
 
+  it("counts an issue's users once when concurrent batches bring the same new users (claimed or pending)", async () => {
+    const appKey = await freshApp();
+    const group = { fingerprint: 'js:claimed-users' };
+    await sendBatch(server, appKey, [makeEvent({ ...group, anonymousId: 'anon_first' })]);
+    // Eight batches at once, each with the same 40 users new to the issue: statements that overlap contend for the same
+    // pairs, and whichever way each pair goes (inserted, or left pending for the fold), it counts once. Whether two
+    // statements overlap here is up to timing; db's distinct-users.test.ts makes two overlap for certain.
+    const users = Array.from({ length: 40 }, (_, i) => `anon_u${i}`);
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        sendBatch(
+          server,
+          appKey,
+          users.map((anonymousId) => makeEvent({ ...group, anonymousId })),
+        ),
+      ),
+    );
+    expect(replies.every((reply) => reply.status === 200 && reply.body.accepted === 40)).toBe(true);
+    const expected = { eventCount: 321, userCount: 41 };
+    const detail = await server.call('GET', `/api/issues/${appKey}:js:claimed-users`, { token });
+    expect(detail.body.issue).toMatchObject(expected);
+    const listed = await server.call('GET', `/api/issues?appKey=${appKey}&sort=users`, { token });
+    expect(listed.body.issues[0]).toMatchObject(expected);
+    expect((await server.call('GET', `/api/overview?appKey=${appKey}`, { token })).body.totals.affectedUsers).toBe(41);
+  });
+
   it('judges each event on its own: rejects the bad ones with index, eventId and reason, stores the rest', async () => {
     const appKey = await freshApp();
     const bad = makeEvent({ timestamp: 'yesterday' });
