@@ -121,7 +121,10 @@ const foldIssues = sql`with moved as (delete from issue_deltas returning *),
 const FOLD_LOCK = sql.lit(0x6c6564676572);
 
 /** Every table of the ledger that the write statement appends to, and the fold that empties it. */
-const folds: ReadonlyArray<{ deltas: string; fold: RawBuilder<unknown> }> = [
+const folds: ReadonlyArray<{
+  deltas: string;
+  fold: RawBuilder<unknown> | ((db: Kysely<Database>) => Promise<number>);
+}> = [
   ...counters.map((counter) => ({ deltas: `${counter.table}_deltas`, fold: foldCounter(counter) })),
   { deltas: 'issue_deltas', fold: foldIssues },
   // Not deltas but pairs (write-path/distinct-users.ts): emptied the same way, and vacuumed with the rest.
@@ -193,6 +196,7 @@ export async function foldAll(db: Kysely<Database>): Promise<number> {
   const pending = (await pendingFolds.execute(db)).rows[0] ?? {};
   let written = 0;
   for (const [i, { fold }] of folds.entries())
-    if (pending[`t${i}`]) written += Number((await fold.execute(db)).numAffectedRows ?? 0);
+    if (pending[`t${i}`])
+      written += typeof fold === 'function' ? await fold(db) : Number((await fold.execute(db)).numAffectedRows ?? 0);
   return written;
 }

@@ -100,7 +100,9 @@ export interface IssueListEntry {
  * The search's free text reads search_text, lower-cased when the issue was written, so it costs a byte search per issue.
  * Release, environment and the search's facet terms come from issue_facets, whose key finds an app's issues seen with a
  * value (issue-search.ts).
- * The page is sorted by exact values (counters.ts): an issue's folded value plus its unfolded deltas. Only issues with
+ * The page is sorted by exact values (counters.ts): an issue's folded value plus its unfolded deltas (but for users a
+ * statement could not claim, which issues_live counts and the sort by users takes at the next fold: a lag the contract
+ * allows; write-path/distinct-users.ts). Only issues with
  * deltas (d: a fold's worth, few) can differ from their folded value, so the page is the first of: the top
  * limit + |d| issues by folded value less those with deltas, and the issues with deltas by exact value. That is
  * exact, and only the few issues with deltas are joined to them: adding them to every matching issue cost a fifth of

@@ -1,7 +1,8 @@
 // A user's first events of an issue without a row lock between writers (issue 24): the write statement claims each
 // (issue, user) pair it would insert into issue_users with a transaction-level advisory lock that it only tries; a pair
-// another statement has claimed and not yet committed (so its insert would wait for that commit) is appended here
-// instead, a plain insert, and the fold moves it into issue_users (counters.ts). issues_live counts the pending pairs
+// another statement has claimed and not yet committed (so its insert would wait for that commit), or one past the
+// statement's share of claims, is appended here instead, a plain insert, and the fold moves it into issue_users
+// (counters.ts). issues_live counts the pending pairs
 // that issue_users lacks, each once, so an issue's users stay exact at every commit. Frozen once landed: a later
 // change takes a new migration.
 import { type Kysely, type RawBuilder, sql } from 'kysely';

@@ -2,23 +2,28 @@
 // insert that tells which ids are new (an issue's, by claimed inserts and a pending list: below). An app's users are
 // its app_users rows, written by activity.ts together with their active hours (one upsert, one row lock):
 // user_hour_changes says which of them it created.
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../schema';
 import { part, type StatementPart } from './part';
 
 /**
- * The claims all write statements may hold at once: each is an entry in PostgreSQL's shared lock table, which holds
- * about max_locks_per_transaction (64) x max_connections (100, plus PostgreSQL's own processes) entries for every
- * session together; this takes at most half of it with the defaults. A statement's share is issueUserClaims; its
- * further new pairs go to issue_users_pending, as a pair claimed elsewhere does.
+ * The claims all write statements may hold at once. Each is an entry in PostgreSQL's shared lock table, which holds
+ * about max_locks_per_transaction (64) x max_connections (100, plus PostgreSQL's own processes: about 7,800 entries
+ * with the defaults) for every session together. The statements' 4,096 and the fold's FOLD_CLAIMS leave the rest to
+ * everything else. A statement's share is issueUserClaims; its further pairs go to issue_users_pending, as a pair
+ * claimed elsewhere does.
  */
 const CLAIM_BUDGET = 4096;
 
+/** The pending pairs one fold statement claims and moves; the fold repeats while it finds that many. */
+const FOLD_CLAIMS = 1024;
+
 /**
  * The (issue, user) pairs one write statement may claim when `statements` run at once (all processes' together):
- * its share of CLAIM_BUDGET, at most a statement's events (2,000), at least 64.
+ * its share of CLAIM_BUDGET, at most 2,000 (a statement's events, unless one batch alone holds more).
  */
 export const issueUserClaims = (statements: number): number =>
-  Math.min(2000, Math.max(64, Math.floor(CLAIM_BUDGET / Math.max(1, statements))));
+  Math.min(2000, Math.max(1, Math.floor(CLAIM_BUDGET / Math.max(1, statements))));
 
 // Any constant of the collector's own: the first key of the two-key advisory locks (a space apart from the one-key
 // lock the folder takes). "iusr" in ASCII.
@@ -73,22 +78,45 @@ export const issueUserParts: readonly StatementPart[] = [
 ];
 
 /**
- * The fold of issue_users_pending (counters.ts runs it, one process at a time): each pending pair it can claim is moved
- * into issue_users, and each pair new there adds one to its issue's user_count, in one statement, so a reader sees the
- * pair counted once, before or after. A pair claimed by a statement still running stays for the next fold (so the
- * fold never waits for it either), as do pairs committed during a fold.
+ * One round of the fold of issue_users_pending: up to FOLD_CLAIMS pending pairs, each moved into issue_users if the
+ * fold can claim it, and each pair new there adds one to its issue's user_count, in one statement, so a reader sees
+ * the pair counted once, before or after. A pair claimed by a statement still running stays for a later fold (so the
+ * fold never waits for a pair), as do pairs committed during a fold. Every pending row has its app (the foreign key
+ * cascades), which the insert's own foreign key checks again.
  */
-export const foldIssueUsers = sql`with moved as (
-    delete from issue_users_pending q
-    where ${claimIssueUser('q')} and exists (select from apps a where a.app_key = q.app_key)
-    returning app_key, fingerprint, anonymous_id),
+const foldSomeIssueUsers = sql<{ picked: number; moved: number; written: number }>`with picked as materialized (
+    select ctid as row_id, app_key, fingerprint, anonymous_id from issue_users_pending limit ${sql.lit(FOLD_CLAIMS)}),
+  claimed as materialized (select * from picked p where ${claimIssueUser('p')}),
+  moved as (
+    delete from issue_users_pending q using claimed c where q.ctid = c.row_id
+    returning q.app_key, q.fingerprint, q.anonymous_id),
   added as (
     insert into issue_users (app_key, fingerprint, anonymous_id)
     select distinct app_key, fingerprint, anonymous_id from moved order by 1, 2, 3
-    on conflict do nothing returning app_key, fingerprint)
-  update issues i set user_count = i.user_count + a.users
-  from (select app_key, fingerprint, count(*) as users from added group by 1, 2) a
-  where i.app_key = a.app_key and i.fingerprint = a.fingerprint`;
+    on conflict do nothing returning app_key, fingerprint),
+  updated as (
+    update issues i set user_count = i.user_count + a.users
+    from (select app_key, fingerprint, count(*) as users from added group by 1, 2) a
+    where i.app_key = a.app_key and i.fingerprint = a.fingerprint
+    returning 1)
+  select (select count(*) from picked)::int as picked, (select count(*) from moved)::int as moved,
+    (select count(*) from moved)::int + (select count(*) from updated)::int as written`;
+
+/**
+ * The fold of issue_users_pending (counters.ts runs it, one process at a time): rounds of foldSomeIssueUsers, each its
+ * own transaction (its claims end with it), while a round picks and moves a full FOLD_CLAIMS of pairs, at most 64
+ * rounds a fold. Returns the rows written: pending rows deleted and issues updated.
+ */
+export async function foldIssueUsers(db: Kysely<Database>): Promise<number> {
+  let written = 0;
+  for (let round = 0; round < 64; round++) {
+    const { rows } = await foldSomeIssueUsers.execute(db);
+    const { picked = 0, moved = 0, written: wrote = 0 } = rows[0] ?? {};
+    written += wrote;
+    if (picked < FOLD_CLAIMS || moved < picked) break;
+  }
+  return written;
+}
 
 /** After the apps' users: only an id new to an app can be new to its organization. */
 export const orgUserParts: readonly StatementPart[] = [
