@@ -73,7 +73,7 @@ export interface AppOptions {
   answerChecks?: AnswerChecks | undefined;
   /** Write statements in flight at once with PostgreSQL (PGlite: always one); default 2. */
   writeConcurrency?: number | undefined;
-  /** Processes writing to the database beside this one included (WORKERS); default 1. */
+  /** Processes writing to the database, this one included (WORKERS): they share what write statements hold; default 1. */
   workers?: number | undefined;
   /** Source maps applied at ingestion and when events are shown; none: events are stored and shown as sent. */
   symbolicator?: Symbolicator;
