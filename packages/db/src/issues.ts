@@ -102,13 +102,13 @@ export interface IssueListEntry {
  * value (issue-search.ts).
  * The page is sorted by exact values (counters.ts): an issue's folded value plus its unfolded deltas (but for users a
  * statement could not claim, which issues_live counts and the sort by users takes at the next fold: a lag the contract
- * allows; write-path/distinct-users.ts). Only issues with
- * deltas (d: a fold's worth, few) can differ from their folded value, so the page is the first of: the top
- * limit + |d| issues by folded value less those with deltas, and the issues with deltas by exact value. That is
- * exact, and only the few issues with deltas are joined to them: adding them to every matching issue cost a fifth of
- * the statement. Those are found from d, by the issues' key, with the filters applied to them again: joined to the
- * matching issues instead, on a misestimate of how many match (facet conditions' selectivities multiply), PostgreSQL
- * could read every delta again for every issue, as the list once did (474 ms where 18 was due, docs/performance.md).
+ * allows; write-path/distinct-users.ts). Only issues with deltas (d: a fold's worth, few) can differ from their folded
+ * value, so the page is the first of: the top limit + |d| issues by folded value less those with deltas, and the issues
+ * with deltas by exact value. That is exact, and only the few issues with deltas are joined to them: adding them to
+ * every matching issue cost a fifth of the statement. Those are found from d, by the issues' key, with the filters
+ * applied to them again: joined to the matching issues instead, on a misestimate of how many match (facet conditions'
+ * selectivities multiply), PostgreSQL could read every delta again for every issue, as the list once did (474 ms where
+ * 18 was due, docs/performance.md).
  */
 export async function listIssues(
   db: Kysely<Database>,

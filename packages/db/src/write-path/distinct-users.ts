@@ -17,6 +17,8 @@ const CLAIM_BUDGET = 4096;
 
 /** The pending pairs one fold statement claims and moves; the fold repeats while it finds that many. */
 const FOLD_CLAIMS = 1024;
+/** At most this many statements a fold: 65,536 pairs, the rest left to the next fold. */
+const FOLD_ROUNDS = 64;
 
 /**
  * The (issue, user) pairs one write statement may claim when `statements` run at once (all processes' together):
@@ -99,17 +101,17 @@ const foldSomeIssueUsers = sql<{ picked: number; moved: number; written: number 
     from (select app_key, fingerprint, count(*) as users from added group by 1, 2) a
     where i.app_key = a.app_key and i.fingerprint = a.fingerprint
     returning 1)
-  select (select count(*) from picked)::int as picked, (select count(*) from moved)::int as moved,
-    (select count(*) from moved)::int + (select count(*) from updated)::int as written`;
+  select (select count(*) from picked)::int as picked, m.n as moved, m.n + (select count(*) from updated)::int as written
+  from (select count(*)::int as n from moved) m`;
 
 /**
  * The fold of issue_users_pending (counters.ts runs it, one process at a time): rounds of foldSomeIssueUsers, each its
- * own transaction (its claims end with it), while a round picks and moves a full FOLD_CLAIMS of pairs, at most 64
- * rounds a fold. Returns the rows written: pending rows deleted and issues updated.
+ * own transaction (its claims end with it), while a round picks and moves a full FOLD_CLAIMS of pairs, at most
+ * FOLD_ROUNDS a fold. Returns the rows written: pending rows deleted and issues updated.
  */
 export async function foldIssueUsers(db: Kysely<Database>): Promise<number> {
   let written = 0;
-  for (let round = 0; round < 64; round++) {
+  for (let round = 0; round < FOLD_ROUNDS; round++) {
     const { rows } = await foldSomeIssueUsers.execute(db);
     const { picked = 0, moved = 0, written: wrote = 0 } = rows[0] ?? {};
     written += wrote;
